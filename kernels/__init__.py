@@ -1,0 +1,1 @@
+"""Op adapters (torch and triton) and OP_SPECS: the kernels target."""

@@ -1,0 +1,1 @@
+"""teeth: mutation testing that proves a batched-tensor test suite has teeth."""

@@ -1,0 +1,71 @@
+"""Arid code: nodes whose mutation only changes a message, a docstring or logging."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+LOGGER_NAMES = {"logging", "logger", "log", "_logger", "_log", "LOGGER"}
+WARN_NAMES = {"warn", "warn_explicit"}
+STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _callee(call: cst.Call) -> tuple[str | None, str | None]:
+    """(receiver name, attribute) of `a.b(...)`, or (None, name) of `b(...)`."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return None, func.value
+    if isinstance(func, cst.Attribute):
+        base = func.value
+        receiver = base.value if isinstance(base, cst.Name) else base.attr.value if isinstance(base, cst.Attribute) else None
+        return receiver, func.attr.value
+    return None, None
+
+
+def is_logging_call(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    receiver, name = _callee(node)
+    return name == "print" and receiver is None or receiver in LOGGER_NAMES
+
+
+def is_docstring_line(node: cst.CSTNode) -> bool:
+    """A statement that is only a string (a docstring, when it opens a body)."""
+    return (
+        isinstance(node, cst.SimpleStatementLine)
+        and len(node.body) == 1
+        and isinstance(node.body[0], cst.Expr)
+        and isinstance(node.body[0].value, STRING_NODES)
+    )
+
+
+class AridTracker:
+    """Tells, during a traversal, whether the current node is arid (message text, logging)."""
+
+    def __init__(self):
+        self._arid = 0
+        self._messages = 0  # inside a raise or a warnings.warn call
+        self._frames: list[tuple[bool, bool]] = []
+        self._first_statements: set[int] = set()
+
+    @property
+    def arid(self) -> bool:
+        return self._arid > 0
+
+    def enter(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.Module, cst.IndentedBlock)) and node.body:
+            self._first_statements.add(id(node.body[0]))
+        message = isinstance(node, cst.Raise) or (isinstance(node, cst.Call) and _callee(node)[1] in WARN_NAMES)
+        arid = (
+            is_logging_call(node)
+            or isinstance(node, cst.Raise)
+            or (self._messages > 0 and isinstance(node, STRING_NODES))
+            or (id(node) in self._first_statements and is_docstring_line(node))
+        )
+        self._messages += message
+        self._arid += arid
+        self._frames.append((arid, message))
+
+    def leave(self, node: cst.CSTNode) -> None:
+        arid, message = self._frames.pop()
+        self._arid -= arid
+        self._messages -= message

@@ -1,0 +1,143 @@
+"""Targets from `[tool.teeth.targets.NAME]` in pyproject.toml or a `--config` file; one-line errors."""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from teeth.errors import ConfigError
+from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
+
+TARGET_KEYS = {"files", "modules", "tests", "pytest_args", "operators", "profiles", "ops", "root",
+               "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor"}
+
+
+@dataclass
+class Target:
+    name: str
+    root: Path
+    files: list[Path]
+    tests: list[str]
+    pytest_args: list[str] = field(default_factory=list)
+    operators: list[str] | None = None  # None: every registered operator
+    profiles: list[Profile] = field(default_factory=list)
+    ops: dict[str, str] = field(default_factory=dict)
+    fail_under: float | None = None
+    tolerance: float = 0.0
+    required_operators: list[str] | None = None
+    timeout_floor: float = 5.0  # seconds a mutant always gets
+    timeout_factor: float = 5.0  # times the baseline duration of its tests
+
+    def op_for(self, function: str) -> str:
+        """The op a function's mutants count towards: the override map, else its qualified name."""
+        if function in self.ops:
+            return self.ops[function]
+        head = function.split(".<locals>")[0]
+        return self.ops.get(head, head or "<module>")
+
+    def display_path(self, file: Path) -> str:
+        try:
+            return file.relative_to(self.root).as_posix()
+        except ValueError:
+            return file.as_posix()
+
+
+@dataclass
+class Config:
+    path: Path
+    targets: dict[str, Target]
+
+    def target(self, name: str) -> Target:
+        if name not in self.targets:
+            known = ", ".join(sorted(self.targets)) or "none"
+            raise ConfigError(f"unknown target {name!r}; known targets: {known} (in {self.path})")
+        return self.targets[name]
+
+
+def find_config(explicit: str | None, start: Path | None = None) -> Path:
+    """The `--config` file, else the nearest pyproject.toml with a [tool.teeth] table."""
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {explicit}")
+        return path.resolve()
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and "tool" in _read_toml(candidate) and "teeth" in _read_toml(candidate)["tool"]:
+            return candidate
+    raise ConfigError("no [tool.teeth] table in any pyproject.toml from here up; pass --config PATH")
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def load_config(explicit: str | None = None, start: Path | None = None) -> Config:
+    path = find_config(explicit, start)
+    data = _read_toml(path)
+    table = data.get("tool", {}).get("teeth", data.get("teeth", {})) if path.name == "pyproject.toml" else data
+    if "tool" in table and "teeth" in table["tool"]:
+        table = table["tool"]["teeth"]
+    profiles = dict(BUILTIN_PROFILES)
+    for name, ptable in table.get("profiles", {}).items():
+        profiles[name] = profile_from_table(name, ptable)
+    targets = {name: _target(name, ttable, path.parent, profiles) for name, ttable in table.get("targets", {}).items()}
+    return Config(path=path, targets=targets)
+
+
+def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) -> Target:
+    unknown = set(table) - TARGET_KEYS
+    if unknown:
+        raise ConfigError(f"target {name!r}: unknown key(s) {', '.join(sorted(unknown))}; "
+                          f"known: {', '.join(sorted(TARGET_KEYS))}")
+    root = (base / table.get("root", ".")).resolve()
+    files = _files(name, root, table.get("files", []), table.get("modules", []))
+    tests = [str(t) for t in table.get("tests", [])]
+    if not tests:
+        raise ConfigError(f"target {name!r}: no tests given (tests = [\"tests/...\"])")
+    for test in tests:
+        if not (root / test.split("::")[0]).exists():
+            raise ConfigError(f"target {name!r}: test path not found: {test}")
+    profile_names = table.get("profiles", ["cpu"])
+    for p in profile_names:
+        if p not in profiles:
+            raise ConfigError(f"target {name!r}: unknown profile {p!r}; known profiles: {', '.join(sorted(profiles))}")
+    return Target(
+        name=name, root=root, files=files, tests=tests,
+        pytest_args=[str(a) for a in table.get("pytest_args", [])],
+        operators=table.get("operators"),
+        profiles=[profiles[p] for p in profile_names],
+        ops=dict(table.get("ops", {})),
+        fail_under=table.get("fail_under"),
+        tolerance=float(table.get("tolerance", 0.0)),
+        required_operators=table.get("required_operators"),
+        timeout_floor=float(table.get("timeout_floor", 5.0)),
+        timeout_factor=float(table.get("timeout_factor", 5.0)),
+    )
+
+
+def _files(name: str, root: Path, patterns: list[str], modules: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for pattern in patterns:
+        matches = sorted(Path(p).resolve() for p in glob.glob(str(root / pattern), recursive=True))
+        if not matches:
+            raise ConfigError(f"target {name!r}: no file matches {pattern!r} under {root}")
+        found.extend(m for m in matches if m.suffix == ".py")
+    for module in modules:
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            raise ConfigError(f"target {name!r}: module {module!r} is not an importable Python source module")
+        found.append(Path(spec.origin).resolve())
+    if not found:
+        raise ConfigError(f"target {name!r}: no files to mutate (give files = [...] or modules = [...])")
+    return list(dict.fromkeys(found))

@@ -1,0 +1,65 @@
+"""Baseline coverage: which tests execute which lines of the target, and how long each takes."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import coverage
+
+
+def measure(items: list, files: list[str], run_item: Callable) -> dict:
+    """Run every item once under coverage.py with one dynamic context per test (in a worker child)."""
+    include = [os.path.realpath(f) for f in files]
+    cov = coverage.Coverage(data_file=None, include=include, config_file=False)
+    tests: dict[str, dict] = {}
+    cov.start()
+    try:
+        for item in items:
+            cov.switch_context(item.nodeid)
+            started = time.perf_counter()
+            failure = run_item(item)
+            tests[item.nodeid] = {"failure": failure, "duration": time.perf_counter() - started, "lines": {}}
+    finally:
+        cov.stop()
+    data = cov.get_data()
+    for measured in data.measured_files():
+        for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
+            for context in contexts:
+                if context in tests:
+                    tests[context]["lines"].setdefault(os.path.realpath(measured), []).append(line)
+    return tests
+
+
+@dataclass
+class CoverageMap:
+    """The baseline as the scheduler reads it."""
+
+    durations: dict[str, float]
+    failures: dict[str, str]
+    by_line: dict[tuple[str, int], set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_baseline(cls, tests: dict[str, dict]) -> CoverageMap:
+        result = cls(durations={t: r["duration"] for t, r in tests.items()},
+                     failures={t: r["failure"] for t, r in tests.items() if r["failure"]})
+        for test, record in tests.items():
+            for path, lines in record["lines"].items():
+                for line in lines:
+                    result.by_line.setdefault((path, line), set()).add(test)
+        return result
+
+    def tests_for(self, path: str, lines: list[int], module_level: bool) -> list[str]:
+        """Tests that execute any of `lines`, fastest first; every test for module-level code."""
+        real = os.path.realpath(path)
+        if module_level:
+            chosen = set(self.durations)
+        else:
+            chosen = set().union(*(self.by_line.get((real, line), set()) for line in lines))
+        return sorted(chosen, key=lambda t: (self.durations[t], t))
+
+    def budget(self, tests: list[str], factor: float = 5.0, floor: float = 5.0) -> float:
+        """The time a mutant may take before it is a `timeout`."""
+        return floor + factor * sum(self.durations[t] for t in tests)

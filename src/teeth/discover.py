@@ -1,0 +1,193 @@
+"""Discover: parse each target file with libcst, apply every operator, produce mutant records."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from teeth.annotations import read_annotations
+from teeth.arid import AridTracker
+from teeth.config import Target
+from teeth.errors import ConfigError
+from teeth.operators import Operator
+
+
+@dataclass
+class Mutant:
+    id: str
+    target: str
+    file: str  # as shown: relative to the target's root
+    path: str  # absolute path of the file the mutant lives in
+    line: int
+    end_line: int
+    function: str  # qualified name of the enclosing function, "" at module level
+    swap: str  # qualified name of the outermost enclosing function: the code object swapped in
+    op: str
+    operator: str
+    original: str
+    replacement: str
+    code: str = field(repr=False)  # the whole mutated file
+    diff: str = field(repr=False)
+    lines: list[int] = field(default_factory=list)  # the lines whose coverage selects its tests
+    skip: str | None = None  # "pragma: no mutate" or "equivalent: <reason>"
+
+    @property
+    def one_line(self) -> str:
+        return f"{_squash(self.original)} -> {_squash(self.replacement)}"
+
+
+@dataclass
+class Discovery:
+    mutants: list[Mutant]
+    arid: int = 0  # mutants not made: message text, docstrings, logging
+    duplicates: int = 0  # mutants that produced code another mutant already produced
+    unviable: int = 0  # mutants that do not compile
+
+
+def _squash(text: str, width: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, operators: list[Operator]):
+        super().__init__()
+        self.operators = operators
+        self.found: list[tuple[cst.CSTNode, cst.CSTNode, Operator, str, str, int]] = []
+        self.arid = 0
+        self._tracker = AridTracker()
+        self._scope: list[tuple[str, str]] = []  # ("class"|"def", name)
+        self._signature = 0
+        self._statement_lines: list[int] = []
+        self._parents: list[cst.CSTNode] = []
+        self._skipped: set[int] = set()
+
+    def _qualname(self) -> tuple[str, str]:
+        parts: list[str] = []
+        swap = ""
+        for kind, name in self._scope:
+            parts.append(name)
+            if kind == "def":
+                if not swap:
+                    swap = ".".join(parts)
+                parts.append("<locals>")
+        qual = ".".join(parts[:-1] if parts and parts[-1] == "<locals>" else parts)
+        return qual, swap
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Decorator, cst.Annotation, cst.Import, cst.ImportFrom)):
+            self._skipped.add(id(node))
+            return False
+        self._tracker.enter(node)
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._statement_lines.append(self.get_metadata(PositionProvider, node).start.line)
+        if isinstance(node, cst.Parameters):
+            self._signature += 1
+        parent = self._parents[-1] if self._parents else None
+        self._mutate(node, parent)
+        if isinstance(node, cst.ClassDef):
+            self._scope.append(("class", node.name.value))
+        elif isinstance(node, cst.FunctionDef):
+            self._scope.append(("def", node.name.value))
+        self._parents.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if id(original_node) in self._skipped:
+            self._skipped.discard(id(original_node))
+            return
+        self._parents.pop()
+        if isinstance(original_node, (cst.ClassDef, cst.FunctionDef)):
+            self._scope.pop()
+        if isinstance(original_node, cst.Parameters):
+            self._signature -= 1
+        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._statement_lines.pop()
+        self._tracker.leave(original_node)
+
+    def _mutate(self, node: cst.CSTNode, parent: cst.CSTNode | None) -> None:
+        for operator in self.operators:
+            if not operator.applies_to(node):
+                continue
+            for replacement in operator.mutate(node, parent) if operator.domain else operator.mutate(node):
+                if self._tracker.arid:
+                    self.arid += 1
+                    continue
+                qual, swap = self._qualname()
+                if self._signature:
+                    swap = ""  # defaults run at definition time: apply at module level
+                stmt = self._statement_lines[-1] if self._statement_lines else 0
+                self.found.append((node, replacement, operator, qual, swap, stmt))
+
+
+def discover_file(target: Target, path: Path, operators: list[Operator]) -> Discovery:
+    """Every mutant of one file, in source order; domain operators before generic ones."""
+    source = path.read_text()
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        raise ConfigError(f"{path}:{exc.raw_line}: cannot parse target file: {exc.message}") from None
+    wrapper = MetadataWrapper(module)
+    collector = _Collector(operators)
+    wrapper.visit(collector)
+    positions = wrapper.resolve(PositionProvider)
+    annotations = read_annotations(source)
+    display = target.display_path(path)
+    result = Discovery(mutants=[], arid=collector.arid)
+    seen_code = {hashlib.sha256(source.encode()).hexdigest()}
+    occurrences: Counter = Counter()
+    ordered = sorted(collector.found, key=lambda f: (not f[2].domain,))
+    for node, replacement, operator, qual, swap, stmt in ordered:
+        mutated = wrapper.module.deep_replace(node, replacement)
+        code = mutated.code if isinstance(mutated, cst.Module) else ""
+        digest = hashlib.sha256(code.encode()).hexdigest()
+        if digest in seen_code:
+            result.duplicates += 1
+            continue
+        try:
+            compile(code, str(path), "exec")
+        except (SyntaxError, ValueError):
+            result.unviable += 1
+            continue
+        seen_code.add(digest)
+        original_text = wrapper.module.code_for_node(node)
+        replacement_text = wrapper.module.code_for_node(replacement)
+        key = (display, qual, operator.name, original_text, replacement_text)
+        occurrence = occurrences[key]
+        occurrences[key] += 1
+        ident = hashlib.sha256("\0".join((target.name, *key, str(occurrence))).encode()).hexdigest()[:12]
+        pos = positions[node]
+        span = range(pos.start.line, pos.end.line + 1)
+        result.mutants.append(Mutant(
+            id=ident, target=target.name, file=display, path=str(path), line=pos.start.line,
+            end_line=pos.end.line, function=qual, swap=swap, op=target.op_for(qual), operator=operator.name,
+            original=original_text, replacement=replacement_text, code=code,
+            diff=_diff(source, code, display), lines=sorted({stmt, *span} - {0}),
+            skip=annotations.skip_reason(span, operator.name),
+        ))
+    result.mutants.sort(key=lambda m: (m.line, m.operator))
+    return result
+
+
+def _diff(before: str, after: str, name: str) -> str:
+    return "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
+                                        f"a/{name}", f"b/{name}", n=2))
+
+
+def discover(target: Target, operators: list[Operator]) -> Discovery:
+    total = Discovery(mutants=[])
+    for path in target.files:
+        found = discover_file(target, path, operators)
+        total.mutants.extend(found.mutants)
+        total.arid += found.arid
+        total.duplicates += found.duplicates
+        total.unviable += found.unviable
+    return total

@@ -1,0 +1,42 @@
+"""The one-line error type and the documented exit codes of every teeth command."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_GATE_FAILED = 1
+EXIT_USAGE = 2
+EXIT_BASELINE_FAILED = 3
+EXIT_WORKER_FAILED = 4
+EXIT_INTERRUPTED = 130
+
+
+class TeethError(Exception):
+    """A problem the user can fix, reported as one line and a distinct exit code."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, exit_code: int | None = None):
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class ConfigError(TeethError):
+    """Unknown target, operator, op or profile; unparsable file; missing path."""
+
+
+class BaselineFailed(TeethError):
+    """The target's tests fail before any mutation."""
+
+    exit_code = EXIT_BASELINE_FAILED
+
+    def __init__(self, failing: list[str], detail: str = ""):
+        shown = ", ".join(failing[:5]) + (f" (+{len(failing) - 5} more)" if len(failing) > 5 else "")
+        super().__init__(f"baseline failed: the unmutated tests fail: {shown}{detail}")
+        self.failing = failing
+
+
+class WorkerFailed(TeethError):
+    """The warm worker could not start or collect the tests."""
+
+    exit_code = EXIT_WORKER_FAILED

@@ -1,0 +1,183 @@
+"""The main loop: discover, baseline, schedule, execute and record one run of one target."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from teeth.config import Target
+from teeth.coverage_map import CoverageMap
+from teeth.discover import Discovery, Mutant, discover
+from teeth.errors import BaselineFailed, ConfigError
+from teeth.operators import Operator
+from teeth.profiles import Profile
+from teeth.store import Store
+from teeth.workers.base import Backend, Result, Task
+
+VERSIONED = ("teeth", "torch", "triton", "pytest", "mutmut", "libcst", "coverage")
+BASELINE_TIMEOUT = 1800.0
+
+
+class Progress:
+    """What the lab tells the person watching; the CLI draws it, tests may record it."""
+
+    def stage(self, text: str) -> None: ...
+    def start(self, profile: str, total: int) -> None: ...
+    def advance(self, mutant: Mutant, status: str) -> None: ...
+    def finish(self) -> None: ...
+
+
+@dataclass
+class RunSummary:
+    run_id: int
+    discovery: Discovery
+    mutants: list[Mutant]
+    status: str
+    timings: dict = field(default_factory=dict)
+    totals: dict = field(default_factory=dict)
+
+
+def run_metadata(target: Target, options: dict) -> dict:
+    versions = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    commit, dirty = None, None
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=target.root, capture_output=True, text=True,
+                                check=True).stdout.strip() or None
+        status = subprocess.run(["git", "status", "--porcelain", "--", *map(str, target.files)], cwd=target.root,
+                                capture_output=True, text=True, check=True).stdout
+        dirty = int(bool(status.strip()))
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return {"commit": commit, "dirty": dirty, "versions": versions, "options": options}
+
+
+def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
+    if not ops:
+        return mutants
+    known = sorted({m.op for m in mutants})
+    for op in ops:
+        if op not in known:
+            raise ConfigError(f"unknown op {op!r}; ops with mutants in this target: {', '.join(known)}")
+    return [m for m in mutants if m.op in ops]
+
+
+class Lab:
+    def __init__(self, target: Target, store: Store, backend_factory: Callable[[Target, Profile, int], Backend],
+                 progress: Progress | None = None):
+        self.target, self.store, self.backend_factory = target, store, backend_factory
+        self.progress = progress or Progress()
+
+    def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
+            jobs: int = 1, resume: bool = False, options: dict | None = None) -> RunSummary:
+        clock = {"started": time.perf_counter()}
+        self.progress.stage(f"discovering mutants in {len(self.target.files)} file(s)")
+        discovery = discover(self.target, operators)
+        mutants = select_ops(discovery.mutants, ops)
+        self.store.record_mutants(mutants)  # the mutant list is written before any test runs
+        clock["discover"] = time.perf_counter() - clock["started"]
+        run_id, done = self._open_run(operators, profiles, resume, options or {})
+        summary = RunSummary(run_id, discovery, mutants, "running")
+        try:
+            for profile in profiles:
+                self._profile(run_id, profile, [m for m in mutants if (m.id, profile.name) not in done], jobs, clock)
+        except KeyboardInterrupt:
+            summary.status = "interrupted"
+            raise
+        except BaselineFailed:
+            summary.status = "baseline_failed"
+            raise
+        except Exception:
+            summary.status = "failed"
+            raise
+        else:
+            summary.status = "completed"
+        finally:
+            self.progress.finish()
+            clock["total"] = time.perf_counter() - clock.pop("started")
+            summary.timings = clock
+            summary.totals = {s: sum(1 for r in self.store.results(run_id) if r["status"] == s)
+                              for s in ("killed", "survived", "no_coverage", "timeout", "error", "skipped")}
+            summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
+            self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
+                                  clock, summary.totals)
+        return summary
+
+    def _open_run(self, operators, profiles, resume: bool, options: dict) -> tuple[int, set]:
+        if resume:
+            previous = self.store.latest_run(self.target.name)
+            if previous is None or previous["status"] != "interrupted":
+                raise ConfigError(f"nothing to resume: the latest run of target {self.target.name!r} "
+                                  f"is {previous['status'] if previous else 'missing'}, not interrupted")
+            self.store.db["runs"].update(previous["id"], {"status": "running"})
+            return previous["id"], self.store.done_keys(previous["id"])
+        meta = run_metadata(self.target, options)
+        run_id = self.store.start_run(self.target.name, [p.name for p in profiles], [o.name for o in operators], meta)
+        return run_id, set()
+
+    def _profile(self, run_id: int, profile: Profile, mutants: list[Mutant], jobs: int, clock: dict) -> None:
+        self.progress.start(profile.name, len(mutants))
+        reason = profile.unavailable_reason()
+        if reason:
+            self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=reason)) for m in mutants])
+            return
+        started = time.perf_counter()
+        self.progress.stage(f"{profile.name}: starting warm worker and collecting tests")
+        with self.backend_factory(self.target, profile, jobs) as backend:
+            self.progress.stage(f"{profile.name}: baseline with per-test coverage ({len(backend.tests)} tests)")
+            baseline = backend.baseline(BASELINE_TIMEOUT)
+            self.store.record_tests(run_id, profile.name, baseline)
+            failing = sorted(t for t, r in baseline.items() if r["failure"])
+            if failing:
+                raise BaselineFailed(failing, f" (profile {profile.name})")
+            clock[f"baseline.{profile.name}"] = time.perf_counter() - started
+            coverage = CoverageMap.from_baseline(baseline)
+            tasks, immediate = self._schedule(mutants, coverage)
+            self._record(run_id, profile, immediate)
+            by_id = {m.id: m for m in mutants}
+            batch: list[tuple[Mutant, Result]] = []
+            executed = time.perf_counter()
+            for result in backend.execute(tasks):
+                batch.append((by_id[result.id], result))
+                self.progress.advance(by_id[result.id], result.status)
+                if len(batch) >= 25:
+                    self._record(run_id, profile, batch, announce=False)
+                    batch = []
+            self._record(run_id, profile, batch, announce=False)
+            clock[f"execute.{profile.name}"] = time.perf_counter() - executed
+
+    def _schedule(self, mutants: list[Mutant], coverage: CoverageMap) -> tuple[list[Task], list]:
+        tasks, immediate = [], []
+        for mutant in mutants:
+            if mutant.skip:
+                immediate.append((mutant, Result(mutant.id, "skipped", detail=mutant.skip)))
+                continue
+            tests = coverage.tests_for(mutant.path, mutant.lines, module_level=not mutant.swap)
+            if not tests:
+                immediate.append((mutant, Result(mutant.id, "no_coverage", detail="no test executes its lines")))
+                continue
+            tasks.append(Task(mutant.id, mutant.path, mutant.swap, mutant.code, tests, coverage.budget(
+                tests, self.target.timeout_factor, self.target.timeout_floor)))
+        return tasks, immediate
+
+    def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:
+        rows = []
+        for mutant, result in pairs:
+            if announce:
+                self.progress.advance(mutant, result.status)
+            detail = result.detail
+            if result.signal:
+                detail = f"signal {result.signal}: {detail}"
+            rows.append({"mutant_id": mutant.id, "profile": profile.name, "status": result.status,
+                         "killed_by": result.test, "check": result.check, "duration": result.duration,
+                         "detail": detail})
+        if rows:
+            self.store.record_outcomes(run_id, rows)

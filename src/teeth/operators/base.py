@@ -1,0 +1,76 @@
+"""The operator interface: one bug class as a libcst node transform, with its examples."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class Example:
+    """A before/after pair: `after` lists every mutant the operator makes of `before`."""
+
+    before: str
+    after: tuple[str, ...]
+
+
+class Operator:
+    """A bug class. Subclasses set the class attributes and implement `mutate`."""
+
+    name: str = ""
+    summary: str = ""
+    bug: str = ""  # a paragraph on the real bug this models
+    kills: tuple[str, ...] = ("behaviour",)  # the checks that must kill its mutants
+    node_types: tuple[type[cst.CSTNode], ...] = ()
+    domain: bool = True  # a bug class of batched tensor code, as opposed to a generic mutation
+
+    def mutate(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        raise NotImplementedError
+
+    def examples(self) -> list[Example]:
+        return []
+
+    def applies_to(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, self.node_types)
+
+
+def method_call(node: cst.CSTNode, *names: str) -> bool:
+    """`x.<name>(...)` for one of `names`."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in names
+    )
+
+
+def torch_call(node: cst.CSTNode, *names: str) -> bool:
+    """`torch.<name>(...)` for one of `names`."""
+    return method_call(node, *names) and isinstance(node.func.value, cst.Name) and node.func.value.value == "torch"
+
+
+def positional(node: cst.Call, index: int, keyword: str | None = None) -> cst.Arg | None:
+    """The argument at a positional index, or given by keyword."""
+    plain = [a for a in node.args if a.keyword is None and not a.star]
+    if index < len(plain):
+        return plain[index]
+    if keyword:
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == keyword:
+                return arg
+    return None
+
+
+def replace_arg(node: cst.Call, old: cst.Arg, value: cst.BaseExpression) -> cst.Call:
+    return node.with_changes(args=[a.with_changes(value=value) if a is old else a for a in node.args])
+
+
+def slice_elements(node: cst.Subscript) -> Iterable[cst.Slice]:
+    for element in node.slice:
+        if isinstance(element.slice, cst.Slice):
+            yield element.slice
+
+
+def is_zero(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Integer) and node.evaluated_value == 0

@@ -1,0 +1,41 @@
+"""view_to_copy: a view (narrow, slice, view, ...) -> `.clone()`, so in-place edits no longer land."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from teeth.operators.base import Example, Operator, method_call, slice_elements, torch_call
+
+VIEW_METHODS = ("narrow", "view", "view_as", "as_strided", "select", "transpose", "permute", "expand",
+                "expand_as", "unsqueeze", "squeeze", "t", "unflatten", "unfold", "diagonal", "movedim")
+
+
+def _clone(node: cst.BaseExpression) -> cst.Call:
+    return cst.Call(func=cst.Attribute(value=node, attr=cst.Name("clone")))
+
+
+class ViewToCopy(Operator):
+    name = "view_to_copy"
+    summary = "a view -> .clone()"
+    bug = (
+        "Reads inside an invoke must be views of the batch so that in-place edits land in the "
+        "invoke's rows. A copy looks identical to every read-only test; only a test that edits "
+        "in place and reads the batch afterwards can tell the difference."
+    )
+    node_types = (cst.Call, cst.Subscript)
+
+    def mutate(self, node, parent=None):
+        if method_call(parent, "clone"):
+            return
+        if isinstance(node, cst.Subscript):
+            if any(True for _ in slice_elements(node)):
+                yield _clone(node)
+        elif method_call(node, *VIEW_METHODS) or torch_call(node, "narrow", "select", "as_strided"):
+            yield _clone(node)
+
+    def examples(self):
+        return [
+            Example("rows = t.narrow(0, start, size)", ("rows = t.narrow(0, start, size).clone()",)),
+            Example("rows = t[start:stop]", ("rows = t[start:stop].clone()",)),
+            Example("rows = t.narrow(0, start, size).clone()", ()),
+        ]

@@ -1,0 +1,36 @@
+"""whole_batch: a narrowing returns the whole tensor."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from teeth.operators.base import Example, Operator, method_call, positional, slice_elements, torch_call
+
+
+class WholeBatch(Operator):
+    name = "whole_batch"
+    summary = "t.narrow(...) / t[a:b] -> t"
+    bug = (
+        "Row scoping that falls through serves the whole batch to every invoke: a read sees "
+        "every invoke's rows, an in-place edit lands on all of them. nnsight's single shape "
+        "test sent every token-flattened activation to every invoke whole."
+    )
+    node_types = (cst.Call, cst.Subscript)
+
+    def mutate(self, node, parent=None):
+        if isinstance(node, cst.Subscript):
+            if any(True for _ in slice_elements(node)):
+                yield node.value
+        elif torch_call(node, "narrow"):
+            first = positional(node, 0)
+            if first is not None:
+                yield first.value
+        elif method_call(node, "narrow"):
+            yield node.func.value
+
+    def examples(self):
+        return [
+            Example("rows = t.narrow(0, start, size)", ("rows = t",)),
+            Example("rows = torch.narrow(t, 0, start, size)", ("rows = t",)),
+            Example("rows = t[start:stop]", ("rows = t",)),
+        ]

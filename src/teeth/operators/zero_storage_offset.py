@@ -1,0 +1,34 @@
+"""zero_storage_offset: `x.storage_offset()` -> `0`, the gradient read from batch row 0."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from teeth.operators.base import Example, Operator, method_call
+
+
+class ZeroStorageOffset(Operator):
+    name = "zero_storage_offset"
+    summary = "x.storage_offset() -> 0"
+    bug = (
+        "A view's geometry is (shape, stride, storage offset). Code that rebuilds an invoke's "
+        "slice of a batched gradient through as_strided must carry the offset; forcing it to 0 "
+        "reads batch row 0 for every invoke. With identical inputs per invoke, or when only "
+        "the first invoke is tested, the wrong rows look right (nnsight #699/#700)."
+    )
+    kills = ("behaviour", "batch_invariance")
+    node_types = (cst.Call,)
+
+    def mutate(self, node, parent=None):
+        if method_call(node, "storage_offset") and not node.args:
+            yield cst.Integer("0")
+
+    def examples(self):
+        return [
+            Example(
+                "geometry = (t.shape, t.stride(), t.storage_offset())",
+                ("geometry = (t.shape, t.stride(), 0)",),
+            ),
+            Example("offset = grad.storage_offset() - base.storage_offset()",
+                    ("offset = 0 - base.storage_offset()", "offset = grad.storage_offset() - 0")),
+        ]

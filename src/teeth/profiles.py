@@ -1,0 +1,56 @@
+"""Profiles: how a mutant is exercised (environment, test selection, hardware needed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    env: dict[str, str] = field(default_factory=dict)
+    pytest_args: tuple[str, ...] = ()
+    requires: str | None = None  # "cuda" or None
+
+    def unavailable_reason(self) -> str | None:
+        """Why this profile cannot run on this machine, or None when it can."""
+        if self.requires != "cuda":
+            return None
+        if importlib.util.find_spec("torch") is None:
+            return "needs CUDA: torch is not installed"
+        # Asked in a throwaway child so that this process never initialises CUDA.
+        probe = "import torch,sys; sys.exit(0 if torch.cuda.is_available() else 1)"
+        env = {**os.environ, "PYTORCH_NVML_BASED_CUDA_CHECK": "1"}
+        done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True)
+        return None if done.returncode == 0 else "needs CUDA: no CUDA device on this machine"
+
+
+BUILTIN_PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile("cpu"),
+        Profile("torch_cpu_fp32", pytest_args=("-k", "torch_cpu_fp32")),
+        Profile(
+            "triton_interpret_fp32",
+            env={"TRITON_INTERPRET": "1"},
+            pytest_args=("-k", "triton_interpret_fp32"),
+        ),
+        Profile("cuda_bf16", pytest_args=("-k", "cuda_bf16"), requires="cuda"),
+        Profile("triton_cuda_bf16", pytest_args=("-k", "triton_cuda_bf16"), requires="cuda"),
+    )
+}
+
+
+def profile_from_table(name: str, table: dict) -> Profile:
+    """A profile from a `[tool.teeth.profiles.NAME]` table, over the built-in of that name."""
+    base = BUILTIN_PROFILES.get(name, Profile(name))
+    return Profile(
+        name=name,
+        env={**base.env, **{str(k): str(v) for k, v in table.get("env", {}).items()}},
+        pytest_args=tuple(table.get("pytest_args", base.pytest_args)),
+        requires=table.get("requires", base.requires),
+    )

@@ -1,0 +1,1 @@
+"""Reports: terminal tables and JSON listings of stored results."""

@@ -1,0 +1,71 @@
+"""Terminal report: the op x profile kill-rate table, the survivors, and listings, drawn with rich."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from teeth.store import STATUSES, Store
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def kill_rate_table(store: Store, run_id: int) -> Table:
+    rows = store.kill_rates(run_id)
+    profiles = sorted({r["profile"] for r in rows})
+    table = Table(title=f"kill rate by op x profile (run {run_id})")
+    table.add_column("op")
+    for profile in profiles:
+        table.add_column(profile, justify="right")
+    cells: dict[str, dict[str, str]] = {}
+    for row in rows:
+        counted = row["killed"] + row["timeout"] + row["survived"] + row["no_coverage"]
+        cells.setdefault(row["op"], {})[row["profile"]] = (
+            f"{_rate(row['kill_rate'])} ({row['killed'] + row['timeout']}/{counted})"
+            if counted else f"- ({row['skipped']} skipped)")
+    for op in sorted(cells):
+        table.add_row(Text(op), *(cells[op].get(p, "") for p in profiles))
+    return table
+
+
+def survivors_table(results: list[dict], limit: int = 50) -> Table:
+    table = Table(title="survivors: mutants no test killed")
+    for column in ("mutant", "where", "operator", "profile", "change"):
+        table.add_column(column, overflow="fold")
+    for row in results[:limit]:
+        change = f"{' '.join(row['original'].split())} -> {' '.join(row['replacement'].split())}"
+        table.add_row(row["mutant"], f"{row['file']}:{row['line']}", row["operator"], row["profile"],
+                      Text(change if len(change) < 90 else change[:89] + "…"))
+    if len(results) > limit:
+        table.caption = f"{len(results) - limit} more: teeth results --status survived"
+    return table
+
+
+def totals_line(results: list[dict]) -> str:
+    counts = {s: 0 for s in STATUSES}
+    for row in results:
+        counts[row["status"]] += 1
+    return ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no outcomes"
+
+
+def results_table(results: list[dict]) -> Table:
+    table = Table()
+    for column in ("mutant", "where", "op", "operator", "profile", "status", "killed by", "check"):
+        table.add_column(column, overflow="fold")
+    for row in results:
+        table.add_row(*(Text(str(cell)) for cell in (
+            row["mutant"], f"{row['file']}:{row['line']}", row["op"], row["operator"], row["profile"],
+            row["status"], row["killed_by"] or "", row["check"] or "")))
+    return table
+
+
+def print_run_report(console: Console, store: Store, run_id: int) -> None:
+    results = store.results(run_id)
+    console.print(kill_rate_table(store, run_id))
+    survivors = [r for r in results if r["status"] == "survived"]
+    if survivors:
+        console.print(survivors_table(survivors))
+    console.print(f"run {run_id}: {totals_line(results)}")

@@ -1,0 +1,157 @@
+"""The store: SQLite through sqlite-utils; schema, migrations, and the queries reports read."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+import sqlite_utils
+
+from teeth.errors import TeethError
+
+SCHEMA_VERSION = 1
+DEFAULT_DB = "db/teeth.db"
+STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
+EXIT_STORE = 2
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def db_path(explicit: str | None) -> Path:
+    return Path(explicit or os.environ.get("TEETH_DB") or DEFAULT_DB)
+
+
+class Store:
+    """One writer; every table and query of teeth's database."""
+
+    def __init__(self, path: Path | str, create: bool = True):
+        self.path = Path(path)
+        if not self.path.exists() and not create:
+            raise TeethError(f"no teeth database at {self.path} (run `teeth run` first, or pass --db)")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite_utils.Database(self.path)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self._migrate()
+        except (OSError, sqlite3.OperationalError, sqlite3.DatabaseError) as exc:
+            raise TeethError(f"cannot use database {self.path}: {exc}") from None
+
+    # -- schema ---------------------------------------------------------------
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise TeethError(f"database {self.path} has schema {version}, newer than this teeth "
+                             f"understands ({SCHEMA_VERSION}); upgrade teeth")
+        if version < 1:
+            self.db["runs"].create({
+                "id": int, "target": str, "started_at": str, "finished_at": str, "status": str,
+                "commit": str, "dirty": int, "profiles": str, "operators": str, "versions": str,
+                "timings": str, "totals": str, "options": str,
+            }, pk="id", if_not_exists=True)
+            self.db["mutants"].create({
+                "id": str, "target": str, "file": str, "line": int, "end_line": int, "function": str,
+                "op": str, "operator": str, "original": str, "replacement": str, "diff": str, "skip": str,
+            }, pk="id", if_not_exists=True)
+            self.db["outcomes"].create({
+                "run_id": int, "mutant_id": str, "profile": str, "status": str, "killed_by": str,
+                "check": str, "duration": float, "detail": str,
+            }, pk=("run_id", "mutant_id", "profile"), foreign_keys=[("run_id", "runs", "id"),
+                                                                      ("mutant_id", "mutants", "id")],
+                if_not_exists=True)
+            self.db["tests"].create({
+                "run_id": int, "profile": str, "test": str, "duration": float, "failure": str,
+            }, pk=("run_id", "profile", "test"), if_not_exists=True)
+            self.db["outcomes"].create_index(["mutant_id"], if_not_exists=True)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    # -- writes ---------------------------------------------------------------
+    def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
+        row = {"target": target, "started_at": now(), "status": "running", "profiles": json.dumps(profiles),
+               "operators": json.dumps(operators), "commit": meta.get("commit"), "dirty": meta.get("dirty"),
+               "versions": json.dumps(meta.get("versions", {})), "options": json.dumps(meta.get("options", {}))}
+        return self.db["runs"].insert(row).last_pk
+
+    def record_mutants(self, mutants) -> None:
+        self.db["mutants"].upsert_all(({
+            "id": m.id, "target": m.target, "file": m.file, "line": m.line, "end_line": m.end_line,
+            "function": m.function, "op": m.op, "operator": m.operator, "original": m.original,
+            "replacement": m.replacement, "diff": m.diff, "skip": m.skip,
+        } for m in mutants), pk="id")
+
+    def record_outcomes(self, run_id: int, rows: list[dict]) -> None:
+        self.db["outcomes"].upsert_all(({"run_id": run_id, **row} for row in rows),
+                                       pk=("run_id", "mutant_id", "profile"))
+
+    def record_tests(self, run_id: int, profile: str, tests: dict[str, dict]) -> None:
+        self.db["tests"].upsert_all(({
+            "run_id": run_id, "profile": profile, "test": test, "duration": record["duration"],
+            "failure": json.dumps(record["failure"]) if record["failure"] else None,
+        } for test, record in tests.items()), pk=("run_id", "profile", "test"))
+
+    def finish_run(self, run_id: int, status: str, timings: dict, totals: dict) -> None:
+        self.db["runs"].update(run_id, {"status": status, "finished_at": now(),
+                                        "timings": json.dumps(timings), "totals": json.dumps(totals)})
+
+    # -- reads ----------------------------------------------------------------
+    def run(self, run_id: int) -> dict:
+        try:
+            return self.db["runs"].get(run_id)
+        except sqlite_utils.db.NotFoundError:
+            raise TeethError(f"no run {run_id} in {self.path}") from None
+
+    def latest_run(self, target: str | None = None, status: str | None = None) -> dict | None:
+        where, params = [], []
+        if target:
+            where.append("target = ?"), params.append(target)
+        if status:
+            where.append("status = ?"), params.append(status)
+        rows = list(self.db["runs"].rows_where(" and ".join(where) or None, params, order_by="id desc", limit=1))
+        return rows[0] if rows else None
+
+    def done_keys(self, run_id: int) -> set[tuple[str, str]]:
+        return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}
+
+    def results(self, run_id: int, status: str | None = None) -> list[dict]:
+        sql = """select m.id as mutant, r.target, m.file, m.line, m.function, m.op, m.operator, o.profile,
+                        o.status, o.killed_by, o."check", o.duration, o.detail, m.original, m.replacement, m.skip
+                 from outcomes o join mutants m on m.id = o.mutant_id join runs r on r.id = o.run_id
+                 where o.run_id = ?""" + (" and o.status = ?" if status else "") + " order by m.file, m.line, m.id"
+        return [dict(row) for row in self.db.query(sql, [run_id, status] if status else [run_id])]
+
+    def kill_rates(self, run_id: int, by: tuple[str, ...] = ("op", "profile")) -> list[dict]:
+        columns = ", ".join({"op": "m.op", "profile": "o.profile", "check": 'o."check"',
+                             "operator": "m.operator"}[b] + f" as {b}" for b in by)
+        groups = ", ".join(str(i + 1) for i in range(len(by)))
+        sql = f"""select {columns},
+                  sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
+                  sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
+                  sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped
+                  from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
+                  group by {groups} order by {groups}"""
+        rows = [dict(r) for r in self.db.query(sql, [run_id])]
+        for row in rows:
+            row["kill_rate"] = kill_rate(row)
+        return rows
+
+    def mutant(self, mutant_id: str) -> dict | None:
+        matches = list(self.db["mutants"].rows_where("id like ?", [mutant_id + "%"], limit=2))
+        if len(matches) > 1:
+            raise TeethError(f"mutant id {mutant_id!r} is ambiguous; give more characters")
+        return matches[0] if matches else None
+
+    def outcomes_of(self, mutant_id: str) -> list[dict]:
+        return [dict(r) for r in self.db.query(
+            """select o.*, r.started_at, r."commit" from outcomes o join runs r on r.id = o.run_id
+               where o.mutant_id = ? order by o.run_id desc, o.profile""", [mutant_id])]
+
+
+def kill_rate(counts: dict) -> float | None:
+    """(killed + timeout) / (killed + timeout + survived + no_coverage); None with nothing to count."""
+    caught = (counts.get("killed") or 0) + (counts.get("timeout") or 0)
+    total = caught + (counts.get("survived") or 0) + (counts.get("no_coverage") or 0)
+    return caught / total if total else None

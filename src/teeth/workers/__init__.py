@@ -1,0 +1,1 @@
+"""Backends that execute mutants: a local pool of forked warm workers now, ray later."""

@@ -1,0 +1,104 @@
+"""Apply a mutant in memory, in a forked worker: swap one function's code, or re-run the module."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+
+
+class MutantNotApplied(Exception):
+    """The mutated code could not be put in place (it does not import, or no function matches)."""
+
+
+def module_for_file(path: str) -> types.ModuleType:
+    real = os.path.realpath(path)
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if file and os.path.realpath(file) == real:
+            return module
+    raise MutantNotApplied(f"{path} was never imported by the tests")
+
+
+def _codes_by_qualname(code: types.CodeType, qualname: str):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_qualname == qualname:
+                yield const
+            else:
+                yield from _codes_by_qualname(const, qualname)
+
+
+def _functions(namespace, module_name: str, seen: set[int]):
+    """Every function object reachable from a module or class namespace, unwrapping descriptors."""
+    for value in list(vars(namespace).values()):
+        stack = [value]
+        while stack:
+            obj = stack.pop()
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if isinstance(obj, types.FunctionType):
+                yield obj
+                stack.extend(c.cell_contents for c in obj.__closure__ or () if _has_contents(c))
+            if isinstance(obj, (staticmethod, classmethod)):
+                stack.append(obj.__func__)
+            elif isinstance(obj, property):
+                stack.extend(f for f in (obj.fget, obj.fset, obj.fdel) if f is not None)
+            elif isinstance(obj, type) and obj.__module__ == module_name:
+                yield from _functions(obj, module_name, seen)
+            wrapped = getattr(obj, "__wrapped__", None) or getattr(obj, "fn", None)
+            if wrapped is not None and not isinstance(obj, type):
+                stack.append(wrapped)
+
+
+def _has_contents(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def apply_mutant(path: str, swap: str, code: str) -> None:
+    """Put the mutated file `code` in place inside this process."""
+    module = module_for_file(path)
+    try:
+        compiled = compile(code, path, "exec")
+    except SyntaxError as exc:
+        raise MutantNotApplied(f"does not compile: {exc}") from None
+    if swap:
+        news = list(_codes_by_qualname(compiled, swap))
+        real = os.path.realpath(path)
+        targets = [f for f in _functions(module, module.__name__, set()) if f.__code__.co_qualname == swap
+                   and os.path.realpath(f.__code__.co_filename) == real]
+        # One definition under that name: swap its code wherever the function object is held.
+        if len(news) == 1 and targets and len({f.__code__ for f in targets}) == 1:
+            for function in targets:
+                try:
+                    function.__code__ = news[0]
+                except ValueError as exc:  # the closure's shape changed
+                    raise MutantNotApplied(f"cannot swap {swap}: {exc}") from None
+            return
+    _exec_into(module, compiled)
+
+
+def _exec_into(module: types.ModuleType, compiled: types.CodeType) -> None:
+    """Re-run the mutated module; classes that already exist take the new class's attributes."""
+    fresh: dict = {"__name__": module.__name__, "__file__": module.__file__,
+                   "__package__": module.__package__, "__spec__": module.__spec__}
+    try:
+        exec(compiled, fresh)
+    except Exception as exc:  # the mutant breaks the import itself
+        raise MutantNotApplied(f"mutated module fails to import: {type(exc).__name__}: {exc}") from None
+    for name, value in fresh.items():
+        old = module.__dict__.get(name)
+        if isinstance(old, type) and isinstance(value, type) and old.__qualname__ == value.__qualname__:
+            for attr, member in vars(value).items():
+                if attr not in ("__dict__", "__weakref__"):
+                    try:
+                        setattr(old, attr, member)
+                    except (AttributeError, TypeError):
+                        pass
+        elif not name.startswith("__"):
+            module.__dict__[name] = value

@@ -1,0 +1,53 @@
+"""The backend interface the lab drives: start warm workers, run the baseline, execute mutants."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Task:
+    """One mutant to run under one profile, with the tests to run, fastest first."""
+
+    id: str
+    path: str
+    swap: str
+    code: str
+    tests: list[str]
+    timeout: float
+
+
+@dataclass
+class Result:
+    id: str
+    status: str  # killed, survived, timeout, error
+    duration: float = 0.0
+    test: str | None = None
+    check: str | None = None
+    detail: str | None = None
+    signal: int | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class Backend:
+    """Executes tasks for one target under one profile. Use as a context manager."""
+
+    tests: list[str]
+
+    def __enter__(self) -> Backend:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def baseline(self, timeout: float) -> dict[str, dict]:
+        """Every collected test run once unmutated: {nodeid: {failure, duration, lines}}."""
+        raise NotImplementedError
+
+    def execute(self, tasks: Iterable[Task]) -> Iterator[Result]:
+        """Results in completion order; stopping the iteration early abandons the rest."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError

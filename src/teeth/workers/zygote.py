@@ -1,0 +1,220 @@
+"""The warm worker: pytest collects once; each baseline or mutant then runs in a forked child."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import sys
+import time
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+from teeth.coverage_map import measure
+from teeth.workers.apply import MutantNotApplied, apply_mutant
+
+READ_CHUNK = 1 << 16
+
+
+def _failure(item, reports) -> dict | None:
+    """The first failing phase of a test: its id, the check it performs and a short reason."""
+    for report in reports:
+        if report.failed:
+            marker = item.get_closest_marker("check")
+            check = getattr(report, "teeth_check", None) or (marker.args[0] if marker and marker.args else "behaviour")
+            text = str(report.longrepr or "").strip().splitlines()
+            return {"test": item.nodeid, "check": check, "detail": (text[-1] if text else report.when)[:300]}
+    return None
+
+
+def _run_item(item) -> dict | None:
+    return _failure(item, runtestprotocol(item, log=False, nextitem=None))
+
+
+class Channel:
+    """JSON lines with the coordinator, on private copies of stdin and stdout (pytest captures fd 0-2)."""
+
+    def __init__(self, in_fd: int, out_fd: int):
+        self.in_fd, self.fd = in_fd, out_fd
+
+    def send(self, message: dict) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            data = data[os.write(self.fd, data):]
+
+
+class Child:
+    def __init__(self, pid: int, fd: int, ident: str, deadline: float):
+        self.pid, self.fd, self.ident, self.deadline = pid, fd, ident, deadline
+        self.data = b""
+        self.started = time.perf_counter()
+        self.timed_out = False
+
+
+class Zygote:
+    """Forks one child per task and reports each child's result, timeout or crash."""
+
+    def __init__(self, items: dict, channel: Channel, files: list[str]):
+        self.items, self.channel, self.files = items, channel, files
+        self.children: dict[int, Child] = {}
+        self.selector = selectors.DefaultSelector()
+        self.stdin_buffer = b""
+
+    def fork(self, ident: str, timeout: float, work) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(read_fd)
+            os.close(self.channel.in_fd)
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            try:
+                result = work()
+            except BaseException as exc:  # noqa: BLE001 - the child reports, whatever happened
+                result = {"status": "error", "detail": f"{type(exc).__name__}: {exc}"[:300]}
+            data = (json.dumps(result)).encode()
+            while data:
+                data = data[os.write(write_fd, data):]
+            os._exit(0)
+        os.close(write_fd)
+        child = Child(pid, read_fd, ident, time.monotonic() + timeout)
+        self.children[read_fd] = child
+        self.selector.register(read_fd, selectors.EVENT_READ, child)
+
+    def mutant(self, command: dict) -> dict:
+        try:
+            apply_mutant(command["path"], command["swap"], command["code"])
+        except MutantNotApplied as exc:
+            return {"status": "error", "detail": str(exc)}
+        for nodeid in command["tests"]:
+            failure = _run_item(self.items[nodeid])
+            if failure:
+                return {"status": "killed", **failure}
+        return {"status": "survived"}
+
+    def baseline(self) -> dict:
+        return {"status": "baseline", "tests": measure(list(self.items.values()), self.files, _run_item)}
+
+    def handle(self, command: dict) -> bool:
+        kind = command["cmd"]
+        if kind == "quit":
+            return False
+        if kind == "baseline":
+            self.fork("baseline", command["timeout"], self.baseline)
+        elif kind == "mutant":
+            self.fork(command["id"], command["timeout"], lambda: self.mutant(command))
+        return True
+
+    def finish(self, child: Child) -> None:
+        self.selector.unregister(child.fd)
+        os.close(child.fd)
+        del self.children[child.fd]
+        _, status = os.waitpid(child.pid, 0)
+        duration = time.perf_counter() - child.started
+        message = {"event": "result", "id": child.ident, "duration": duration}
+        if child.timed_out:
+            message.update(status="timeout", detail=f"no result after {duration:.1f}s")
+        elif child.data:
+            message.update(json.loads(child.data))
+        elif os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            message.update(status="error", signal=sig, detail=f"crashed with {signal.Signals(sig).name}")
+        else:
+            message.update(status="error", detail=f"exited with code {os.WEXITSTATUS(status)} without a result")
+        self.channel.send(message)
+
+    def serve(self) -> None:
+        self.selector.register(self.channel.in_fd, selectors.EVENT_READ, None)
+        running = True
+        while running or self.children:
+            now = time.monotonic()
+            for child in self.children.values():
+                if not child.timed_out and now >= child.deadline:
+                    child.timed_out = True
+                    os.kill(child.pid, signal.SIGKILL)
+            deadlines = [c.deadline - now for c in self.children.values() if not c.timed_out]
+            for key, _ in self.selector.select(timeout=max(0.0, min(deadlines)) if deadlines else None):
+                if key.data is None:
+                    chunk = os.read(self.channel.in_fd, READ_CHUNK)
+                    if not chunk:  # the coordinator is gone: stop everything
+                        self.kill_all()
+                        return
+                    self.stdin_buffer += chunk
+                    while b"\n" in self.stdin_buffer and running:
+                        line, self.stdin_buffer = self.stdin_buffer.split(b"\n", 1)
+                        running = self.handle(json.loads(line))
+                    if not running:
+                        self.selector.unregister(self.channel.in_fd)
+                else:
+                    chunk = os.read(key.fd, READ_CHUNK)
+                    if chunk:
+                        key.data.data += chunk
+                    else:
+                        self.finish(key.data)
+
+    def kill_all(self) -> None:
+        for child in list(self.children.values()):
+            try:
+                os.kill(child.pid, signal.SIGKILL)
+                os.waitpid(child.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+
+
+class ZygotePlugin:
+    """A pytest plugin that takes over the run loop once collection is done."""
+
+    def __init__(self, spec: dict, channel: Channel):
+        self.spec, self.channel = spec, channel
+        self.collect_errors: list[str] = []
+        self.served = False
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            lines = str(report.longrepr or "").strip().splitlines()
+            self.collect_errors.append(f"{report.nodeid}: {lines[-1] if lines else 'collection failed'}")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        if call.excinfo is not None:
+            report.teeth_check = getattr(call.excinfo.value, "teeth_check", None)
+        return report
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        self.served = True
+        if self.collect_errors:
+            self.channel.send({"event": "fatal", "message": "test collection failed: " + "; ".join(self.collect_errors)})
+            return True
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.set_num_threads(1)
+            if torch.cuda.is_initialized():
+                self.channel.send({"event": "fatal", "message": "the tests initialised CUDA during collection; "
+                                   "a process that has initialised CUDA cannot be forked"})
+                return True
+        items = {item.nodeid: item for item in session.items}
+        self.channel.send({"event": "collected", "tests": list(items)})
+        Zygote(items, self.channel, self.spec["files"]).serve()
+        return True
+
+
+def main() -> None:
+    spec = json.loads(sys.argv[1])
+    channel = Channel(os.dup(0), os.dup(1))
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    sys.dont_write_bytecode = True
+    plugin = ZygotePlugin(spec, channel)
+    code = pytest.main(spec["args"], plugins=[plugin])
+    if not plugin.served:
+        detail = "; ".join(plugin.collect_errors) or f"pytest exited with code {int(code)} before running tests"
+        channel.send({"event": "fatal", "message": detail})
+
+
+if __name__ == "__main__":
+    main()
