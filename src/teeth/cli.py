@@ -29,6 +29,9 @@ class TeethGroup(click.Group):
         except TeethError as exc:
             click.echo(f"teeth: error: {exc}", err=True)
             sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("teeth: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
 
 
 @click.group(cls=TeethGroup)
@@ -48,7 +51,8 @@ class RichProgress:
         self.counts: dict[str, int] = {}
 
     def stage(self, text: str) -> None:
-        errors.print(f"[dim]{text}[/dim]")
+        if errors.is_terminal:
+            errors.print(f"[dim]{text}[/dim]")
 
     def start(self, profile: str, total: int) -> None:
         if self.task is None:

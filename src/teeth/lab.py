@@ -20,6 +20,7 @@ from teeth.workers.base import Backend, Result, Task
 
 VERSIONED = ("teeth", "torch", "triton", "pytest", "mutmut", "libcst", "coverage")
 BASELINE_TIMEOUT = 1800.0
+FLUSH_EVERY, FLUSH_SECONDS = 50, 0.5  # outcomes are written in batches, at least twice a second
 
 
 class Progress:
@@ -144,13 +145,13 @@ class Lab:
             self._record(run_id, profile, immediate)
             by_id = {m.id: m for m in mutants}
             batch: list[tuple[Mutant, Result]] = []
-            executed = time.perf_counter()
+            executed = flushed = time.perf_counter()
             for result in backend.execute(tasks):
                 batch.append((by_id[result.id], result))
                 self.progress.advance(by_id[result.id], result.status)
-                if len(batch) >= 25:
+                if len(batch) >= FLUSH_EVERY or time.perf_counter() - flushed > FLUSH_SECONDS:
                     self._record(run_id, profile, batch, announce=False)
-                    batch = []
+                    batch, flushed = [], time.perf_counter()
             self._record(run_id, profile, batch, announce=False)
             clock[f"execute.{profile.name}"] = time.perf_counter() - executed
 

@@ -36,7 +36,6 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite_utils.Database(self.path)
-            self.db.execute("PRAGMA journal_mode=WAL")
             self._migrate()
         except (OSError, sqlite3.OperationalError, sqlite3.DatabaseError) as exc:
             raise TeethError(f"cannot use database {self.path}: {exc}") from None
@@ -47,6 +46,7 @@ class Store:
         if version > SCHEMA_VERSION:
             raise TeethError(f"database {self.path} has schema {version}, newer than this teeth "
                              f"understands ({SCHEMA_VERSION}); upgrade teeth")
+        self.db.execute("PRAGMA journal_mode=WAL")
         if version < 1:
             self.db["runs"].create({
                 "id": int, "target": str, "started_at": str, "finished_at": str, "status": str,

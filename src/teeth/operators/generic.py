@@ -16,7 +16,7 @@ _EXAMPLES: dict[str, list[Example]] = {
     "augmented_assignment": [Example("start += size", ("start = size",))],
     "remove_unary_ops": [Example("ok = not scoped", ("ok = scoped",))],
     "dict_arguments": [Example("d = dict(a=1)", ("d = dict(aXX=1)",))],
-    "arg_removal": [Example("y = f(a, b)", ("y = f(None, b)", "y = f(a, None)", "y = f(b)", "y = f(a)"))],
+    "arg_removal": [Example("y = f(a, b)", ("y = f(None, b)", "y = f(a, None)", "y = f(b)", "y = f(a, )"))],
     "symmetric_string_methods_swap": [Example("s = name.lower()", ("s = name.upper()",))],
     "unsymmetrical_string_methods_swap": [Example("p = s.split('.', 1)", ("p = s.rsplit('.', 1)",))],
     "lambda": [Example("f = lambda x: x", ("f = lambda x: None",))],

@@ -25,8 +25,8 @@ class ViewToCopy(Operator):
     node_types = (cst.Call, cst.Subscript)
 
     def mutate(self, node, parent=None):
-        if method_call(parent, "clone"):
-            return
+        if isinstance(parent, cst.Attribute) and parent.attr.value in ("clone", "contiguous"):
+            return  # already copied
         if isinstance(node, cst.Subscript):
             if any(True for _ in slice_elements(node)):
                 yield _clone(node)

@@ -1,0 +1,89 @@
+"""Mutants are applied in memory: a function's code is swapped wherever the function object is held."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+from teeth.workers.apply import MutantNotApplied, apply_mutant
+
+ORIGINAL = textwrap.dedent('''\
+    import functools
+
+    SCALE = 2
+
+
+    def traced(fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            return fn(*args)
+        return wrapper
+
+
+    class Rows:
+        width = 3
+
+        def take(self, xs, start):
+            return xs[start:start + 1]
+
+        @staticmethod
+        def double(x):
+            return x * SCALE
+
+        @traced
+        def decorated(self, x):
+            return x + 1
+
+
+    def scaled(x):
+        return x * SCALE
+''')
+
+
+@pytest.fixture
+def module(tmp_path, monkeypatch):
+    path = tmp_path / "applied_mod.py"
+    path.write_text(ORIGINAL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("applied_mod", None)
+    mod = importlib.import_module("applied_mod")
+    yield mod, str(path)
+    sys.modules.pop("applied_mod", None)
+
+
+def test_method_code_is_swapped_for_references_taken_before(module):
+    mod, path = module
+    take = mod.Rows.take  # held before the mutant is applied, as a test module would
+    apply_mutant(path, "Rows.take", ORIGINAL.replace("xs[start:start + 1]", "xs[0:start + 1]"))
+    assert take(mod.Rows(), [5, 6, 7], 1) == [5, 6]
+
+
+def test_staticmethod_and_decorated_method_are_swapped(module):
+    mod, path = module
+    apply_mutant(path, "Rows.double", ORIGINAL.replace("return x * SCALE\n\n    @traced", "return x + SCALE\n\n    @traced"))
+    assert mod.Rows.double(5) == 7
+    apply_mutant(path, "Rows.decorated", ORIGINAL.replace("return x + 1", "return x - 1"))
+    assert mod.Rows().decorated(5) == 4
+
+
+def test_module_level_mutant_rebinds_globals_and_class_attributes(module):
+    mod, path = module
+    rows_class = mod.Rows
+    apply_mutant(path, "", ORIGINAL.replace("SCALE = 2", "SCALE = 3").replace("width = 3", "width = 4"))
+    assert mod.scaled(2) == 6
+    assert rows_class.width == 4
+
+
+def test_mutant_that_breaks_the_import_is_not_applied(module):
+    _, path = module
+    with pytest.raises(MutantNotApplied, match="fails to import"):
+        apply_mutant(path, "", ORIGINAL.replace("SCALE = 2", "SCALE = 1 / 0"))
+
+
+def test_file_the_tests_never_imported_is_reported(tmp_path):
+    with pytest.raises(MutantNotApplied, match="never imported"):
+        apply_mutant(str(tmp_path / "nowhere.py"), "f", "def f():\n    pass\n")

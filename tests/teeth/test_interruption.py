@@ -1,0 +1,78 @@
+"""A run killed with SIGKILL leaves the tree byte-identical; Ctrl-C records an interrupted run that resumes."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import results_of
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def start_run(root: Path, db: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "teeth.cli", "run", "--target", "steps", "--jobs", "1",
+                             "--db", str(db)], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_outcomes(db: Path, at_least: int, timeout: float = 60) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with sqlite3.connect(db) as conn:
+                count = conn.execute("select count(*) from outcomes").fetchone()[0]
+            if count >= at_least:
+                return count
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {at_least} outcomes after {timeout}s")
+
+
+def test_sigkill_mid_run_leaves_the_tree_byte_identical(project, tmp_path):
+    root = project("slow_suite")
+    before = snapshot(root)
+    db = tmp_path / "state" / "teeth.db"
+    process = start_run(root, db)
+    wait_for_outcomes(db, 1)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    time.sleep(0.5)  # the worker sees its coordinator gone and stops
+    assert snapshot(root) == before
+
+
+def test_ctrl_c_records_an_interrupted_run_and_resume_finishes_it(project, tmp_path, teeth):
+    root = project("slow_suite")
+    db = teeth.db
+    process = start_run(root, db)
+    partial = wait_for_outcomes(db, 2)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select status from runs").fetchall() == [("interrupted",)]
+        recorded = conn.execute("select count(*) from outcomes").fetchone()[0]
+    assert recorded >= partial
+    done = teeth("run", "--target", "steps", "--resume", cwd=root)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select id, status from runs").fetchall() == [(1, "completed")]
+        mutants = conn.execute("select count(*) from mutants").fetchone()[0]
+    rows = results_of(teeth, root)
+    assert len(rows) == mutants == len({r["mutant"] for r in rows})
+
+
+def test_resume_with_nothing_interrupted_is_a_one_line_error(project, teeth):
+    root = project("weak_suite")
+    teeth("run", "--target", "rows", cwd=root)
+    done = teeth("run", "--target", "rows", "--resume", cwd=root)
+    assert done.returncode == 2 and "nothing to resume" in done.stderr

@@ -1,0 +1,72 @@
+"""Each operator's examples are its unit tests: the operator makes exactly the listed mutants."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from teeth.operators import all_operators, select_operators
+from teeth.errors import ConfigError
+
+OPERATORS = all_operators()
+
+
+def mutants_of(operator, source: str) -> list[str]:
+    """Every module the operator makes of `source`, one node at a time."""
+    module = cst.parse_module(source)
+    made: list[str] = []
+
+    class Visit(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.parents: list[cst.CSTNode] = []
+
+        def on_visit(self, node):
+            if operator.applies_to(node):
+                parent = self.parents[-1] if self.parents else None
+                made.extend(module.deep_replace(node, new).code
+                            for new in (operator.mutate(node, parent) if operator.domain else operator.mutate(node)))
+            self.parents.append(node)
+            return True
+
+        def on_leave(self, node):
+            self.parents.pop()
+
+    module.visit(Visit())
+    return made
+
+
+@pytest.mark.parametrize("operator", OPERATORS, ids=lambda o: o.name)
+def test_operator_makes_exactly_its_documented_mutants(operator):
+    examples = operator.examples()
+    assert examples, f"{operator.name} has no examples"
+    for example in examples:
+        assert sorted(mutants_of(operator, example.before)) == sorted(example.after), example.before
+
+
+@pytest.mark.parametrize("operator", [o for o in OPERATORS if o.domain], ids=lambda o: o.name)
+def test_domain_operator_documents_its_bug_and_the_check_that_kills_it(operator):
+    assert len(operator.bug.split()) > 20
+    assert set(operator.kills) <= {"accuracy", "batch_invariance", "chunk_invariance", "determinism", "behaviour"}
+
+
+def test_operator_names_are_unique():
+    names = [o.name for o in OPERATORS]
+    assert len(names) == len(set(names))
+
+
+def test_required_domain_operators_are_registered():
+    names = {o.name for o in OPERATORS}
+    assert {"zero_storage_offset", "wrong_slice_start", "dropped_replacement", "view_to_copy", "whole_batch",
+            "stride_assumption"} <= names
+
+
+def test_groups_select_domain_or_generic_operators():
+    assert all(o.domain for o in select_operators(["domain"]))
+    generic = select_operators(["generic"])
+    assert generic and not any(o.domain for o in generic)
+
+
+def test_unknown_operator_is_a_config_error_that_lists_the_known_ones():
+    with pytest.raises(ConfigError, match="unknown operator 'no_such'.*zero_storage_offset"):
+        select_operators(["no_such"])

@@ -1,0 +1,83 @@
+"""End to end on fixture targets named by behaviour: every outcome the runner can record."""
+
+from __future__ import annotations
+
+from conftest import results_of
+
+
+def test_weak_suite_survivors_are_reported(project, teeth):
+    root = project("weak_suite")
+    done = teeth("run", "--target", "rows", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "survivors" in done.stdout
+    rows = results_of(teeth, root)
+    survived = {(r["function"], r["operator"]) for r in rows if r["status"] == "survived"}
+    assert ("take_rows", "wrong_slice_start") in survived  # the suite only ever reads from row 0
+    assert {r["status"] for r in rows} <= {"killed", "survived"}
+    killed = [r for r in rows if r["status"] == "killed"]
+    assert killed and all(r["killed_by"].startswith("tests/test_rows.py::") and r["check"] == "behaviour"
+                          for r in killed)
+
+
+def test_results_json_has_the_documented_fields(project, teeth):
+    root = project("weak_suite")
+    teeth("run", "--target", "rows", cwd=root)
+    rows = results_of(teeth, root)
+    assert rows
+    for field in ("mutant", "target", "file", "line", "function", "op", "operator", "profile", "status",
+                  "killed_by", "check"):
+        assert field in rows[0]
+    assert {r["target"] for r in rows} == {"rows"} and {r["file"] for r in rows} == {"rows.py"}
+
+
+def test_mutant_that_hangs_is_a_timeout_and_the_run_goes_on(project, teeth):
+    root = project("hang_when_mutated")
+    done = teeth("run", "--target", "loop", cwd=root)
+    assert done.returncode == 0, done.stderr
+    statuses = {r["operator"] + ":" + r["status"] for r in results_of(teeth, root)}
+    assert "generic.augmented_assignment:timeout" in statuses
+    assert "generic.swap_op:killed" in statuses
+
+
+def test_mutant_that_segfaults_is_an_error_with_its_signal(project, teeth):
+    root = project("segfault_when_mutated")
+    done = teeth("run", "--target", "guard", cwd=root)
+    assert done.returncode == 0, done.stderr
+    (row,) = results_of(teeth, root)
+    assert row["status"] == "error" and "SIGSEGV" in row["detail"]
+
+
+def test_mutant_that_breaks_the_import_is_an_error(project, teeth):
+    root = project("fail_to_import_when_mutated")
+    done = teeth("run", "--target", "limits", cwd=root)
+    assert done.returncode == 0, done.stderr
+    (row,) = results_of(teeth, root)
+    assert row["status"] == "error" and "fails to import" in row["detail"]
+
+
+def test_failing_baseline_exits_3_with_the_failing_tests_and_kills_nothing(project, teeth):
+    root = project("failing_baseline")
+    done = teeth("run", "--target", "span", cwd=root)
+    assert done.returncode == 3
+    assert "tests/test_span.py::test_span_is_wrong_already" in done.stderr
+    assert "test_span_passes" not in done.stderr
+    assert "Traceback" not in done.stderr
+    assert results_of(teeth, root) == []
+
+
+def test_show_prints_the_diff_and_outcomes(project, teeth):
+    root = project("weak_suite")
+    teeth("run", "--target", "rows", cwd=root)
+    survivor = next(r for r in results_of(teeth, root) if r["status"] == "survived")
+    done = teeth("show", survivor["mutant"][:8], cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "--- a/rows.py" in done.stdout and "+++ b/rows.py" in done.stdout
+    assert "survived" in done.stdout
+
+
+def test_op_and_operator_filters_limit_the_run(project, teeth):
+    root = project("weak_suite")
+    done = teeth("run", "--target", "rows", "--op", "total", "--operator", "generic.swap_op", cwd=root)
+    assert done.returncode == 0, done.stderr
+    rows = results_of(teeth, root)
+    assert rows and {(r["op"], r["operator"]) for r in rows} == {("total", "generic.swap_op")}
