@@ -1,10 +1,12 @@
-"""Arid code: nodes whose mutation only changes a message, a docstring or logging."""
+"""Arid code: nodes whose mutation only changes a message, a docstring, logging or an export list."""
 
 from __future__ import annotations
 
 import libcst as cst
 
 LOGGER_NAMES = {"logging", "logger", "log", "_logger", "_log", "LOGGER"}
+TEXT_METHODS = {"__repr__", "__str__"}
+EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")
 WARN_NAMES = {"warn", "warn_explicit"}
 STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
@@ -19,6 +21,16 @@ def _callee(call: cst.Call) -> tuple[str | None, str | None]:
         receiver = base.value if isinstance(base, cst.Name) else base.attr.value if isinstance(base, cst.Attribute) else None
         return receiver, func.attr.value
     return None, None
+
+
+def is_exception_construction(node: cst.CSTNode) -> bool:
+    """`SomeError(...)`: its arguments are the message."""
+    return isinstance(node, cst.Call) and (_callee(node)[1] or "").endswith(EXCEPTION_SUFFIXES)
+
+
+def is_export_list(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Assign) and any(
+        isinstance(t.target, cst.Name) and t.target.value == "__all__" for t in node.targets)
 
 
 def is_logging_call(node: cst.CSTNode) -> bool:
@@ -43,7 +55,7 @@ class AridTracker:
 
     def __init__(self):
         self._arid = 0
-        self._messages = 0  # inside a raise or a warnings.warn call
+        self._messages = 0  # inside a raise statement
         self._frames: list[tuple[bool, bool]] = []
         self._first_statements: set[int] = set()
 
@@ -54,10 +66,14 @@ class AridTracker:
     def enter(self, node: cst.CSTNode) -> None:
         if isinstance(node, (cst.Module, cst.IndentedBlock)) and node.body:
             self._first_statements.add(id(node.body[0]))
-        message = isinstance(node, cst.Raise) or (isinstance(node, cst.Call) and _callee(node)[1] in WARN_NAMES)
+        message = isinstance(node, cst.Raise)
         arid = (
             is_logging_call(node)
+            or (isinstance(node, cst.Call) and _callee(node)[1] in WARN_NAMES)
+            or is_exception_construction(node)
             or isinstance(node, cst.Raise)
+            or is_export_list(node)
+            or (isinstance(node, cst.FunctionDef) and node.name.value in TEXT_METHODS)
             or (self._messages > 0 and isinstance(node, STRING_NODES))
             or (id(node) in self._first_statements and is_docstring_line(node))
         )

@@ -145,9 +145,18 @@ def discover_file(target: Target, path: Path, operators: list[Operator]) -> Disc
     seen_code = {hashlib.sha256(source.encode()).hexdigest()}
     occurrences: Counter = Counter()
     ordered = sorted(collector.found, key=lambda f: (not f[2].domain,))
+    offsets = _line_offsets(source)
     for node, replacement, operator, qual, swap, stmt in ordered:
-        mutated = wrapper.module.deep_replace(node, replacement)
-        code = mutated.code if isinstance(mutated, cst.Module) else ""
+        original_text = wrapper.module.code_for_node(node)
+        replacement_text = wrapper.module.code_for_node(replacement)
+        pos = positions[node]
+        start = offsets[pos.start.line - 1] + pos.start.column
+        end = offsets[pos.end.line - 1] + pos.end.column
+        if source[start:end] == original_text:  # splice the text: a tree rebuild per mutant costs 25 ms
+            code = source[:start] + replacement_text + source[end:]
+        else:
+            mutated = wrapper.module.deep_replace(node, replacement)
+            code = mutated.code if isinstance(mutated, cst.Module) else ""
         digest = hashlib.sha256(code.encode()).hexdigest()
         if digest in seen_code:
             result.duplicates += 1
@@ -158,13 +167,10 @@ def discover_file(target: Target, path: Path, operators: list[Operator]) -> Disc
             result.unviable += 1
             continue
         seen_code.add(digest)
-        original_text = wrapper.module.code_for_node(node)
-        replacement_text = wrapper.module.code_for_node(replacement)
         key = (display, qual, operator.name, original_text, replacement_text)
         occurrence = occurrences[key]
         occurrences[key] += 1
         ident = hashlib.sha256("\0".join((target.name, *key, str(occurrence))).encode()).hexdigest()[:12]
-        pos = positions[node]
         span = range(pos.start.line, pos.end.line + 1)
         result.mutants.append(Mutant(
             id=ident, target=target.name, file=display, path=str(path), line=pos.start.line,
@@ -175,6 +181,14 @@ def discover_file(target: Target, path: Path, operators: list[Operator]) -> Disc
         ))
     result.mutants.sort(key=lambda m: (m.line, m.operator))
     return result
+
+
+def _line_offsets(source: str) -> list[int]:
+    offsets, total = [], 0
+    for line in source.splitlines(True):
+        offsets.append(total)
+        total += len(line)
+    return [*offsets, total]
 
 
 def _diff(before: str, after: str, name: str) -> str:

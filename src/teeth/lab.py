@@ -179,6 +179,6 @@ class Lab:
                 detail = f"signal {result.signal}: {detail}"
             rows.append({"mutant_id": mutant.id, "profile": profile.name, "status": result.status,
                          "killed_by": result.test, "check": result.check, "duration": result.duration,
-                         "detail": detail})
+                         "tests_run": result.tests_run, "test_seconds": result.test_seconds, "detail": detail})
         if rows:
             self.store.record_outcomes(run_id, rows)

@@ -59,7 +59,7 @@ class Store:
             }, pk="id", if_not_exists=True)
             self.db["outcomes"].create({
                 "run_id": int, "mutant_id": str, "profile": str, "status": str, "killed_by": str,
-                "check": str, "duration": float, "detail": str,
+                "check": str, "duration": float, "tests_run": int, "test_seconds": float, "detail": str,
             }, pk=("run_id", "mutant_id", "profile"), foreign_keys=[("run_id", "runs", "id"),
                                                                       ("mutant_id", "mutants", "id")],
                 if_not_exists=True)

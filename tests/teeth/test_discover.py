@@ -109,3 +109,29 @@ def test_nested_function_mutants_swap_the_outer_function(tmp_path):
 def test_unparsable_target_file_is_reported_with_file_and_line(tmp_path):
     with pytest.raises(ConfigError, match=r"mod.py:2: cannot parse"):
         discovered(tmp_path, "x = 1\ndef broken(:\n")
+
+
+ARID_EXTRAS = textwrap.dedent('''\
+    __all__ = ["rows", "Batch"]
+
+
+    class RowsError(ValueError):
+        def __repr__(self):
+            return "RowsError(" + str(self.args) + ")"
+
+
+    def rows(t, n):
+        error = RowsError(f"need {n + 1} rows")
+        return t[n:] if n > 0 else error
+''')
+
+
+def test_export_lists_repr_and_exception_messages_are_arid(tmp_path):
+    found = discovered(tmp_path, ARID_EXTRAS)
+    lines = {m.line for m in found.mutants}
+    assert 1 not in lines, "the __all__ export list"
+    assert 6 not in lines, "the body of __repr__"
+    assert not any(m.line == 10 and m.operator != "generic.assignment" for m in found.mutants), \
+        "the message given to an exception class"
+    assert 11 in lines  # the code around them is still mutated
+    assert found.arid >= 5

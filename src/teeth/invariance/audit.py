@@ -157,7 +157,7 @@ def _taint_for(scopes: list[cst.CSTNode]) -> _Taint:
     return taint
 
 
-class _Auditor(m.MatcherDecoratableVisitor):
+class _Auditor(cst.CSTVisitor):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, filename: str) -> None:

@@ -79,7 +79,8 @@ def run_plan(spec, fn, logical: Logical, plan: Plan, *, device="cpu", dtype=torc
             if inp.grad:
                 diff.append((inp.grad, t))
         for p in spec.params:
-            args[p.name] = logical.params[p.name].to(device=device, dtype=dtype).requires_grad_()
+            # fp32 master weights on every profile: a bf16 weight grad could not equal the fp32 sum of bf16 partials
+            args[p.name] = logical.params[p.name].to(device=device, dtype=torch.float32).requires_grad_()
             diff.append((p.grad, args[p.name]))
         cu_q = _cu([seg.end - seg.start for seg in call], device)
         cu_k = _cu([seg.end for seg in call], device)

@@ -12,10 +12,11 @@ class MutantNotApplied(Exception):
 
 
 def module_for_file(path: str) -> types.ModuleType:
-    real = os.path.realpath(path)
+    real, name = os.path.realpath(path), os.path.basename(path)
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
-        if file and os.path.realpath(file) == real:
+        # realpath costs syscalls: only for the few modules whose file name matches
+        if file and os.path.basename(file) == name and os.path.realpath(file) == real:
             return module
     raise MutantNotApplied(f"{path} was never imported by the tests")
 
@@ -60,8 +61,12 @@ def _has_contents(cell) -> bool:
     return True
 
 
-def apply_mutant(path: str, swap: str, code: str) -> None:
-    """Put the mutated file `code` in place inside this process."""
+def prepare_mutant(path: str, swap: str, code: str):
+    """Compile a mutant and find what it replaces; returns the step that puts it in place.
+
+    Done in the warm worker before forking, so each child only assigns a code object
+    (work done in a forked child touches copy-on-write pages and costs several times more).
+    """
     module = module_for_file(path)
     try:
         compiled = compile(code, path, "exec")
@@ -74,13 +79,21 @@ def apply_mutant(path: str, swap: str, code: str) -> None:
                    and os.path.realpath(f.__code__.co_filename) == real]
         # One definition under that name: swap its code wherever the function object is held.
         if len(news) == 1 and targets and len({f.__code__ for f in targets}) == 1:
-            for function in targets:
-                try:
-                    function.__code__ = news[0]
-                except ValueError as exc:  # the closure's shape changed
-                    raise MutantNotApplied(f"cannot swap {swap}: {exc}") from None
-            return
-    _exec_into(module, compiled)
+            return lambda: _swap(targets, news[0], swap)
+    return lambda: _exec_into(module, compiled)
+
+
+def _swap(functions, code: types.CodeType, swap: str) -> None:
+    for function in functions:
+        try:
+            function.__code__ = code
+        except ValueError as exc:  # the closure's shape changed
+            raise MutantNotApplied(f"cannot swap {swap}: {exc}") from None
+
+
+def apply_mutant(path: str, swap: str, code: str) -> None:
+    """Put the mutated file `code` in place inside this process."""
+    prepare_mutant(path, swap, code)()
 
 
 def _exec_into(module: types.ModuleType, compiled: types.CodeType) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass
@@ -27,7 +27,8 @@ class Result:
     check: str | None = None
     detail: str | None = None
     signal: int | None = None
-    extra: dict = field(default_factory=dict)
+    tests_run: int | None = None
+    test_seconds: float | None = None  # the tests' own time, inside the duration
 
 
 class Backend:

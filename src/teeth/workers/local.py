@@ -72,6 +72,8 @@ class LocalBackend(Backend):
     def baseline(self, timeout: float) -> dict[str, dict]:
         self._send({"cmd": "baseline", "timeout": timeout})
         message = self._read()
+        if message.get("event") == "fatal":
+            raise WorkerFailed(message["message"])
         if message.get("status") != "baseline":
             raise WorkerFailed(f"the baseline run did not finish: {message.get('detail', message.get('status'))}")
         return message["tests"]
@@ -93,7 +95,8 @@ class LocalBackend(Backend):
                 break
             yield Result(id=message["id"], status=message["status"], duration=message.get("duration", 0.0),
                          test=message.get("test"), check=message.get("check"), detail=message.get("detail"),
-                         signal=message.get("signal"))
+                         signal=message.get("signal"), tests_run=message.get("tests_run"),
+                         test_seconds=message.get("test_seconds"))
 
     def _submit(self, task: Task) -> None:
         self._send({"cmd": "mutant", "id": task.id, "path": task.path, "swap": task.swap, "code": task.code,

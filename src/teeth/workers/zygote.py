@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import selectors
@@ -13,7 +14,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from teeth.coverage_map import measure
-from teeth.workers.apply import MutantNotApplied, apply_mutant
+from teeth.workers.apply import MutantNotApplied, prepare_mutant
 
 READ_CHUNK = 1 << 16
 
@@ -84,16 +85,19 @@ class Zygote:
         self.children[read_fd] = child
         self.selector.register(read_fd, selectors.EVENT_READ, child)
 
-    def mutant(self, command: dict) -> dict:
+    def mutant(self, command: dict, put_in_place) -> dict:
         try:
-            apply_mutant(command["path"], command["swap"], command["code"])
+            put_in_place()
         except MutantNotApplied as exc:
             return {"status": "error", "detail": str(exc)}
-        for nodeid in command["tests"]:
+        test_seconds = 0.0
+        for count, nodeid in enumerate(command["tests"], 1):
+            started = time.perf_counter()
             failure = _run_item(self.items[nodeid])
+            test_seconds += time.perf_counter() - started
             if failure:
-                return {"status": "killed", **failure}
-        return {"status": "survived"}
+                return {"status": "killed", "tests_run": count, "test_seconds": test_seconds, **failure}
+        return {"status": "survived", "tests_run": len(command["tests"]), "test_seconds": test_seconds}
 
     def baseline(self) -> dict:
         return {"status": "baseline", "tests": measure(list(self.items.values()), self.files, _run_item)}
@@ -103,9 +107,23 @@ class Zygote:
         if kind == "quit":
             return False
         if kind == "baseline":
-            self.fork("baseline", command["timeout"], self.baseline)
+            # In this process, not a child: the baseline also warms every lazy import and first-call
+            # initialisation (torch's take seconds) that each forked mutant would otherwise pay again.
+            self.channel.send({"event": "result", "id": "baseline", **self.baseline()})
+            gc.collect()
+            gc.freeze()  # children then leave the warm heap's pages shared
+            torch = sys.modules.get("torch")
+            if torch is not None and torch.cuda.is_initialized():
+                self.channel.send({"event": "fatal", "message": "the baseline initialised CUDA; a process that "
+                                   "has initialised CUDA cannot be forked for mutants"})
+                return False
         elif kind == "mutant":
-            self.fork(command["id"], command["timeout"], lambda: self.mutant(command))
+            try:
+                put_in_place = prepare_mutant(command["path"], command["swap"], command["code"])
+            except MutantNotApplied as exc:
+                self.channel.send({"event": "result", "id": command["id"], "status": "error", "detail": str(exc)})
+                return True
+            self.fork(command["id"], command["timeout"], lambda: self.mutant(command, put_in_place))
         return True
 
     def finish(self, child: Child) -> None:
