@@ -81,3 +81,13 @@ def test_op_and_operator_filters_limit_the_run(project, teeth):
     assert done.returncode == 0, done.stderr
     rows = results_of(teeth, root)
     assert rows and {(r["op"], r["operator"]) for r in rows} == {("total", "generic.swap_op")}
+
+
+def test_a_mutated_triton_kernel_is_the_kernel_that_runs(project, teeth):
+    root = project("triton_kernel")
+    done = teeth("run", "--target", "shift", "--operator", "generic.number", cwd=root)
+    assert done.returncode == 0, done.stderr
+    rows = results_of(teeth, root)
+    shifted = [r for r in rows if r["function"] == "shift_kernel" and r["line"] == 17]
+    assert len(shifted) == 1  # x + 1.5 -> x + 2.5 inside the @triton.jit body
+    assert shifted[0]["status"] == "killed" and "AssertionError" in shifted[0]["detail"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 import types
@@ -79,16 +80,36 @@ def prepare_mutant(path: str, swap: str, code: str):
                    and os.path.realpath(f.__code__.co_filename) == real]
         # One definition under that name: swap its code wherever the function object is held.
         if len(news) == 1 and targets and len({f.__code__ for f in targets}) == 1:
-            return lambda: _swap(targets, news[0], swap)
+            return lambda: _swap(targets, news[0], swap, code)
     return lambda: _exec_into(module, compiled)
 
 
-def _swap(functions, code: types.CodeType, swap: str) -> None:
+def _swap(functions, code: types.CodeType, swap: str, source: str) -> None:
     for function in functions:
         try:
             function.__code__ = code
         except ValueError as exc:  # the closure's shape changed
             raise MutantNotApplied(f"cannot swap {swap}: {exc}") from None
+    _serve_source(functions, source)
+
+
+def _serve_source(functions, source: str) -> None:
+    """Make tools that re-read a function's source see the mutant: triton's interpreter does.
+
+    The mutated file goes into linecache with no mtime, so `checkcache` keeps it, and the
+    interpreter's cache of rewritten kernels (triton 3.x `InterpretedFunction.rewritten_fn`)
+    forgets the swapped functions, so their next launch re-reads and runs the mutated body.
+    Functions below the mutant whose lines moved are not affected: they were rewritten (and
+    cached) when the baseline ran them, and a kernel the baseline never ran covers no test.
+    """
+    lines = source.splitlines(True)
+    for filename in {f.__code__.co_filename for f in functions}:
+        linecache.cache[filename] = (len(source), None, lines, filename)
+    interpreter = sys.modules.get("triton.runtime.interpreter")
+    cache = getattr(getattr(interpreter, "InterpretedFunction", None), "rewritten_fn", None)
+    if isinstance(cache, dict):
+        for function in functions:
+            cache.pop(function, None)
 
 
 def apply_mutant(path: str, swap: str, code: str) -> None:
