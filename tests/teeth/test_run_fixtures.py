@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
 from conftest import results_of
 
 
@@ -91,3 +97,21 @@ def test_a_mutated_triton_kernel_is_the_kernel_that_runs(project, teeth):
     shifted = [r for r in rows if r["function"] == "shift_kernel" and r["line"] == 17]
     assert len(shifted) == 1  # x + 1.5 -> x + 2.5 inside the @triton.jit body
     assert shifted[0]["status"] == "killed" and "AssertionError" in shifted[0]["detail"]
+
+
+def test_an_installed_module_is_mutated_in_memory_and_never_written(project, tmp_path):
+    root = project("installed_module")
+    site = root / "site-packages"
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in site.rglob("*") if p.is_file()}
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    db = str(tmp_path / "teeth.db")
+    done = subprocess.run([sys.executable, "-m", "teeth.cli", "run", "--target", "installed", "--db", db],
+                          cwd=root / "project", env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    listed = subprocess.run([sys.executable, "-m", "teeth.cli", "results", "--format", "json", "--db", db],
+                            cwd=root / "project", env=env, capture_output=True, text=True, timeout=60)
+    rows = json.loads(listed.stdout)
+    assert rows and all(r["file"].endswith("site-packages/rowspkg/rows.py") for r in rows)
+    assert {r["status"] for r in rows} == {"killed"}
+    after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in site.rglob("*") if p.is_file()}
+    assert after == before
