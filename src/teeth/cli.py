@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 import click
 from rich.console import Console
@@ -41,7 +42,9 @@ def main():
 
 
 class RichProgress:
-    """Draws the lab's progress: a bar with counts and ETA per profile."""
+    """Draws the lab's progress: a bar with counts and ETA per profile; plain lines when not a terminal."""
+
+    LINE_EVERY = 10.0  # seconds between progress lines in a log (CI)
 
     def __init__(self):
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -49,6 +52,7 @@ class RichProgress:
                             console=errors, transient=False)
         self.task = None
         self.counts: dict[str, int] = {}
+        self.last_line = time.monotonic()
 
     def stage(self, text: str) -> None:
         if errors.is_terminal:
@@ -62,7 +66,13 @@ class RichProgress:
 
     def advance(self, mutant, status: str) -> None:
         self.counts[status] = self.counts.get(status, 0) + 1
-        self.bar.update(self.task, advance=1, counts=" ".join(f"{s}:{n}" for s, n in sorted(self.counts.items())))
+        counts = " ".join(f"{s}:{n}" for s, n in sorted(self.counts.items()))
+        self.bar.update(self.task, advance=1, counts=counts)
+        if not errors.is_terminal and time.monotonic() - self.last_line > self.LINE_EVERY:
+            self.last_line = time.monotonic()
+            task = self.bar.tasks[self.task]
+            eta = f", about {task.time_remaining:.0f}s left" if task.time_remaining else ""
+            click.echo(f"{task.description}: {task.completed:.0f}/{task.total:.0f} mutants ({counts}){eta}", err=True)
 
     def finish(self) -> None:
         if self.task is not None:
@@ -79,31 +89,87 @@ class RichProgress:
 @click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
 @click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
 @click.option("--resume", is_flag=True, help="Continue the target's interrupted latest run.")
-def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume):
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: forked warm workers on this machine; ray: warm actors on a Ray cluster (docs/ray.md).")
+@click.option("--address", default=None, help="With --backend ray: the cluster's HOST:PORT, ray://HOST:PORT or "
+              "'auto' (default: start a local cluster).")
+def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address):
     """Mutate a target, run its tests against every mutant, record outcomes."""
     from teeth.lab import Lab
     from teeth.report.terminal import print_run_report
-    from teeth.workers.local import LocalBackend
 
     config = load_config(config_path)
     target = config.target(target_name)
     operators = select_operators(list(operator_names) or target.operators)
     profiles = _profiles(target, profile_names)
+    factory = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
-    lab = Lab(target, store, LocalBackend, RichProgress())
-    jobs = jobs or os.cpu_count() or 1
+    lab = Lab(target, store, factory, RichProgress())
+    jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     try:
         summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume,
-                          options={"ops": list(ops), "jobs": jobs, "operators": list(operator_names)})
+                          options={"ops": list(ops), "jobs": jobs, "operators": list(operator_names),
+                                   "backend": backend, "address": address})
     except KeyboardInterrupt:
         run_row = store.latest_run(target.name)
         click.echo(f"teeth: interrupted; run {run_row['id']} recorded as interrupted "
                    f"(continue it with: teeth run --target {target.name} --resume)", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    finally:
+        if backend == "ray":
+            factory.close()  # stop the local cluster this run started; leave a cluster it only joined
     d = summary.discovery
     errors.print(f"[dim]{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
                  f"{d.duplicates} duplicate, {d.unviable} unviable[/dim]")
     print_run_report(console, store, summary.run_id)
+
+
+@main.command()
+@click.option("--base", default="main", show_default=True, help="Compare against the merge-base of this ref and HEAD.")
+@click.option("--target", "target_names", multiple=True, help="Only this target (repeatable; default: every one).")
+@click.option("--format", "fmt", type=click.Choice(["text", "github", "json"]), default="text",
+              help="text; github: ::error annotations + $GITHUB_STEP_SUMMARY; json: Stryker's report schema.")
+@click.option("--no-cache", is_flag=True, help="Run every mutant in scope; reuse no stored outcome.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
+@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
+@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+def check(base, target_names, fmt, no_cache, jobs, db, config_path):
+    """Mutate the functions changed since the merge-base with --base, then gate: exit 1 when it fails."""
+    from teeth.check import check_target, plan
+    from teeth.errors import EXIT_GATE_FAILED
+    from teeth.gate import text_report
+    from teeth.workers.local import LocalBackend
+
+    planned = plan(load_config(config_path), list(target_names), base)  # git and config errors: nothing written
+    store = Store(db_path(db))
+    checks = [check_target(store, target, changes, LocalBackend, jobs or os.cpu_count() or 1, not no_cache,
+                           RichProgress()) for target, changes in planned]
+    passed = all(c.verdict.passed for c in checks)
+    if fmt == "json":
+        from teeth.report.stryker import report_json
+        click.echo(report_json(checks))
+    else:
+        for c in checks:
+            click.echo("\n".join(text_report(c.verdict, c.executed, c.reused, c.worker, c.functions)))
+        if fmt == "github":
+            from teeth.report.github import annotations, write_step_summary
+            click.echo("\n".join(annotations(checks)))
+            write_step_summary(checks, passed)
+        click.echo(f"teeth check: {'passed' if passed else 'FAILED'} (base {base})")
+    if not passed:
+        sys.exit(EXIT_GATE_FAILED)
+
+
+def _backend(name, address, jobs):
+    from teeth.workers.local import LocalBackend
+
+    if name == "local":
+        if address:
+            raise TeethError("--address needs --backend ray")
+        return LocalBackend
+    from teeth.workers.ray_cluster import RaySession
+
+    return RaySession(address, jobs or 0)
 
 
 def _profiles(target, names):
@@ -188,6 +254,48 @@ def operators(fmt):
         for example in op.examples():
             for after in example.after or ("(no mutant)",):
                 console.print(f"    {example.before!r}  ->  {after!r}", markup=False, highlight=False)
+
+
+@main.command()
+@click.option("--target", "target_name", default=None, help="Only runs of this target.")
+@click.option("--op", "ops", multiple=True, help="Only this op (repeatable).")
+@click.option("--profile", "profile_names", multiple=True, help="Only this profile (repeatable).")
+@click.option("--since", default=None, help="A run id (that run and later) or a date YYYY-MM-DD (UTC, inclusive).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table")
+@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
+def history(target_name, ops, profile_names, since, fmt, db):
+    """Kill rate per op x profile over runs and commits, with a sparkline per row."""
+    from teeth.history import history_csv, history_json, load_history, parse_since
+    from teeth.report.chart import history_table
+
+    window = parse_since(since)
+    store = Store(db_path(db), create=False)
+    found = load_history(store, target_name, tuple(ops), tuple(profile_names), window)
+    if fmt == "json":
+        click.echo(history_json(found))
+    elif fmt == "csv":
+        click.echo(history_csv(found), nl=False)
+    elif not found.runs:
+        click.echo("no runs with outcomes match")
+    else:
+        console.print(history_table(found))
+
+
+@main.command()
+@click.option("--html", "html_dir", required=True, help="Folder to write index.html and files/*.html into.")
+@click.option("--run", "run_ref", default="latest", help="Run id, or 'latest'.")
+@click.option("--target", "target_name", default=None, help="With --run latest: the latest run of this target.")
+@click.option("--root", default=None, help="Where the target's files are read from (default: from the config).")
+@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
+def report(html_dir, run_ref, target_name, root, config_path, db):
+    """Write a static, offline HTML report: matrix, history chart, survivors, annotated sources."""
+    from teeth.report.html import resolve_run, source_root, write_html_report
+
+    store = Store(db_path(db), create=False)
+    run_row = resolve_run(store, run_ref, target_name)
+    index = write_html_report(store, run_row["id"], html_dir, source_root(run_row["target"], root, config_path))
+    click.echo(str(index))
 
 
 def _register_optional_commands() -> None:

@@ -13,6 +13,7 @@ from teeth.config import Target
 from teeth.coverage_map import CoverageMap
 from teeth.discover import Discovery, Mutant, discover
 from teeth.errors import BaselineFailed, ConfigError
+from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
 from teeth.profiles import Profile
 from teeth.store import Store
@@ -73,16 +74,20 @@ def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
 
 class Lab:
     def __init__(self, target: Target, store: Store, backend_factory: Callable[[Target, Profile, int], Backend],
-                 progress: Progress | None = None):
+                 progress: Progress | None = None, cache: OutcomeCache | None = None):
         self.target, self.store, self.backend_factory = target, store, backend_factory
         self.progress = progress or Progress()
+        self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
 
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
-            jobs: int = 1, resume: bool = False, options: dict | None = None) -> RunSummary:
+            jobs: int = 1, resume: bool = False, options: dict | None = None,
+            scope: Callable[[list[Mutant]], list[Mutant]] | None = None) -> RunSummary:
         clock = {"started": time.perf_counter()}
         self.progress.stage(f"discovering mutants in {len(self.target.files)} file(s)")
         discovery = discover(self.target, operators)
         mutants = select_ops(discovery.mutants, ops)
+        if scope is not None:  # teeth check: only the changed functions
+            mutants = scope(mutants)
         self.store.record_mutants(mutants)  # the mutant list is written before any test runs
         clock["discover"] = time.perf_counter() - clock["started"]
         run_id, done = self._open_run(operators, profiles, resume, options or {})
@@ -126,9 +131,19 @@ class Lab:
 
     def _profile(self, run_id: int, profile: Profile, mutants: list[Mutant], jobs: int, clock: dict) -> None:
         self.progress.start(profile.name, len(mutants))
-        reason = profile.unavailable_reason()
+        judge = getattr(self.backend_factory, "unavailable_reason", None)  # a Ray cluster judges its own GPUs
+        reason = judge(profile) if judge else profile.unavailable_reason()
         if reason:
             self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=reason)) for m in mutants])
+            return
+        by_id = {m.id: m for m in mutants}
+        reused, mutants = self.cache.partition(profile, mutants)
+        if reused:
+            self.store.record_outcomes(run_id, reused)
+            for row in reused:
+                self.progress.advance(by_id[row["mutant_id"]], row["status"])
+        if self.cache.reuse and all(m.skip for m in mutants):  # nothing needs a test: no worker is started
+            self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=m.skip)) for m in mutants])
             return
         started = time.perf_counter()
         self.progress.stage(f"{profile.name}: starting warm worker and collecting tests")
@@ -179,6 +194,7 @@ class Lab:
                 detail = f"signal {result.signal}: {detail}"
             rows.append({"mutant_id": mutant.id, "profile": profile.name, "status": result.status,
                          "killed_by": result.test, "check": result.check, "duration": result.duration,
-                         "tests_run": result.tests_run, "test_seconds": result.test_seconds, "detail": detail})
+                         "tests_run": result.tests_run, "test_seconds": result.test_seconds, "detail": detail,
+                         "cache_key": self.cache.key(mutant, profile, result.status, result.test)})
         if rows:
             self.store.record_outcomes(run_id, rows)

@@ -12,7 +12,7 @@ import sqlite_utils
 
 from teeth.errors import TeethError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_DB = "db/teeth.db"
 STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
 EXIT_STORE = 2
@@ -67,7 +67,12 @@ class Store:
                 "run_id": int, "profile": str, "test": str, "duration": float, "failure": str,
             }, pk=("run_id", "profile", "test"), if_not_exists=True)
             self.db["outcomes"].create_index(["mutant_id"], if_not_exists=True)
-            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.db.execute("PRAGMA user_version = 1")
+        if version < 2:  # incremental runs (teeth.incremental): the key an outcome was decided on
+            for column, kind in (("cache_key", str), ("reused_from", int)):
+                if column not in self.db["outcomes"].columns_dict:
+                    self.db["outcomes"].add_column(column, kind)
+            self.db.execute("PRAGMA user_version = 2")
 
     # -- writes ---------------------------------------------------------------
     def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
@@ -148,6 +153,30 @@ class Store:
         return [dict(r) for r in self.db.query(
             """select o.*, r.started_at, r."commit" from outcomes o join runs r on r.id = o.run_id
                where o.mutant_id = ? order by o.run_id desc, o.profile""", [mutant_id])]
+
+    def run_targets(self) -> list[str]:
+        return [r[0] for r in self.db.execute("select distinct target from runs order by target")]
+
+    def kill_rate_history(self, target: str | None = None) -> list[dict]:
+        """Outcome counts per (run, op, profile) for every run with outcomes, oldest run first."""
+        sql = """select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
+                        m.op, o.profile, sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
+                        sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
+                        sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped
+                 from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
+                 """ + ("where r.target = ? " if target else "") + "group by r.id, m.op, o.profile order by 1, 7, 8"
+        rows = [dict(r) for r in self.db.query(sql, [target] if target else [])]
+        for row in rows:
+            row["kill_rate"] = kill_rate(row)
+        return rows
+
+    def report_rows(self, run_id: int) -> list[dict]:
+        """A run's outcomes with their mutants' span and diff: what the HTML report draws."""
+        return [dict(r) for r in self.db.query(
+            """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
+                      m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail
+               from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
+               order by m.file, m.line, m.id, o.profile""", [run_id])]
 
 
 def kill_rate(counts: dict) -> float | None:

@@ -1,0 +1,112 @@
+"""Incremental runs: the cache key of an outcome, and the stored outcomes that can be reused without a worker."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from teeth.config import Target
+from teeth.profiles import Profile
+from teeth.store import Store
+
+TEST_STATUSES = ("killed", "survived", "no_coverage", "timeout", "error")  # skipped needs no test: never cached
+
+
+def _sha(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+class OutcomeCache:
+    """Keys outcomes on what decides them; with `reuse`, hands back stored outcomes whose key still matches.
+
+    key = sha256(mutated file text, profile, test code), where the test code is, for a `killed` outcome, the
+    killing test's file and the conftest.py files above it, and for any other outcome every test file of the
+    target (any test change might now kill it).
+    """
+
+    def __init__(self, target: Target, store: Store, reuse: bool = True):
+        self.target, self.store, self.reuse = target, store, reuse
+        self._files: dict[Path, str] = {}
+        self._all_tests: str | None = None
+
+    # -- keys -----------------------------------------------------------------
+    def _file(self, path: Path) -> str:
+        if path not in self._files:
+            try:
+                self._files[path] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                self._files[path] = "missing"
+        return self._files[path]
+
+    def _conftests(self, folder: Path) -> list[Path]:
+        found, root = [], self.target.root
+        while True:
+            if (folder / "conftest.py").is_file():
+                found.append(folder / "conftest.py")
+            if folder == root or root not in folder.parents:
+                return found
+            folder = folder.parent
+
+    def profile_key(self, profile: Profile) -> str:
+        return _sha(profile.name, json.dumps(sorted(profile.env.items())), *profile.pytest_args, "|",
+                    *self.target.pytest_args, "|", *self.target.tests)
+
+    def all_tests_key(self) -> str:
+        """Every .py file under the target's test paths, and the conftest.py files above them."""
+        if self._all_tests is None:
+            files: set[Path] = set()
+            for test in self.target.tests:
+                path = (self.target.root / test.split("::")[0]).resolve()
+                if path.is_dir():
+                    files.update(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+                    files.update(self._conftests(path))
+                else:
+                    files.add(path)
+                    files.update(self._conftests(path.parent))
+            self._all_tests = _sha(*(f"{p}:{self._file(p)}" for p in sorted(files)))
+        return self._all_tests
+
+    def killing_test_key(self, test_id: str) -> str:
+        path = (self.target.root / test_id.split("::")[0]).resolve()
+        return _sha(*(f"{p}:{self._file(p)}" for p in [path, *self._conftests(path.parent)]))
+
+    def key(self, mutant, profile: Profile, status: str, killed_by: str | None) -> str | None:
+        if status not in TEST_STATUSES:
+            return None
+        tests = self.killing_test_key(killed_by) if status == "killed" and killed_by else self.all_tests_key()
+        return _sha(hashlib.sha256(mutant.code.encode()).hexdigest(), self.profile_key(profile), status, tests)
+
+    # -- reuse ----------------------------------------------------------------
+    def partition(self, profile: Profile, mutants: list) -> tuple[list[dict], list]:
+        """(outcome rows to record as reused, mutants that must run)."""
+        if not self.reuse or not mutants:
+            return [], mutants
+        latest = self._latest(profile.name, [m.id for m in mutants])
+        reused, remaining = [], []
+        for mutant in mutants:
+            row = latest.get(mutant.id)
+            if mutant.skip or row is None or row["cache_key"] != self.key(mutant, profile, row["status"],
+                                                                          row["killed_by"]):
+                remaining.append(mutant)
+                continue
+            origin = row["reused_from"] or row["run_id"]
+            detail = row["detail"] if row["reused_from"] else \
+                f"reused from run {origin}" + (f": {row['detail']}" if row["detail"] else "")
+            reused.append({"mutant_id": mutant.id, "profile": profile.name, "status": row["status"],
+                           "killed_by": row["killed_by"], "check": row["check"], "duration": row["duration"],
+                           "tests_run": row["tests_run"], "test_seconds": row["test_seconds"], "detail": detail,
+                           "cache_key": row["cache_key"], "reused_from": origin})
+        return reused, remaining
+
+    def _latest(self, profile: str, ids: list[str]) -> dict[str, dict]:
+        """The newest keyed outcome of each mutant under a profile."""
+        found: dict[str, dict] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            sql = f"""select * from outcomes where profile = ? and cache_key is not null and mutant_id in ({marks})
+                      order by run_id"""
+            for row in self.store.db.query(sql, [profile, *chunk]):
+                found[row["mutant_id"]] = dict(row)
+        return found

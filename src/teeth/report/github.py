@@ -1,0 +1,77 @@
+"""GitHub Actions output of `teeth check`: an `::error` annotation per survivor and a markdown job summary."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _repo_path(check, row: dict) -> str:
+    """The survivor's file relative to the repository root, as GitHub expects."""
+    path = (check.target.root / row["file"]).resolve()
+    try:
+        return path.relative_to(Path(os.path.realpath(check.changes.toplevel))).as_posix()
+    except ValueError:
+        return row["file"]
+
+
+def annotations(checks) -> list[str]:
+    """One workflow command per surviving mutant (survived or no_coverage) of every checked target."""
+    lines = []
+    for check in checks:
+        verdict = check.verdict
+        for row in verdict.survivors:
+            kind = "required bug class" if verdict.required(row) else "not gating"
+            title = f"teeth: {row['operator']} mutant {row['status']} ({kind})"
+            change = " ".join(f"{row['original']} -> {row['replacement']}".split())
+            message = (f"mutant {row['mutant']} ({row['operator']}, profile {row['profile']}) {row['status']}: "
+                       f"{change}\nno test caught it; see: teeth show {row['mutant']}")
+            lines.append(f"::error file={_escape_property(_repo_path(check, row))},line={row['line']},"
+                         f"title={_escape_property(title)}::{_escape_data(message)}")
+    return lines
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def summary_markdown(checks, passed: bool) -> str:
+    """The job summary: one row per target, then the survivors."""
+    out = [f"## teeth check: {'passed' if passed else 'FAILED'}", "",
+           "| target | mutants | run | reused | kill rate | fail_under | base | result |",
+           "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for check in checks:
+        v = check.verdict
+        base = f"{_pct(v.base_rate)} (run {v.base_run['id']})" if v.base_run else "none recorded"
+        out.append(f"| {v.target} | {len(v.results)} | {check.executed} | {check.reused} | {_pct(v.rate)} | "
+                   f"{_pct(v.policy.fail_under)} | {base} | {'pass' if v.passed else 'FAIL: ' + '; '.join(v.failures)} |")
+    survivors = [(c, r) for c in checks for r in c.verdict.survivors]
+    if survivors:
+        out += ["", "### Survivors", "", "| mutant | where | operator | profile | status | change |",
+                "|---|---|---|---|---|---|"]
+        for check, row in survivors:
+            change = " ".join(f"{row['original']} -> {row['replacement']}".split()).replace("|", "\\|")
+            mark = " (required)" if check.verdict.required(row) else ""
+            out.append(f"| `{row['mutant']}` | {_repo_path(check, row)}:{row['line']} | {row['operator']}{mark} | "
+                       f"{row['profile']} | {row['status']} | `{change[:120]}` |")
+    notes = [n for c in checks for n in c.verdict.notes]
+    out += ["", *(f"- {n}" for n in notes)] if notes else []
+    return "\n".join(out) + "\n"
+
+
+def write_step_summary(checks, passed: bool) -> bool:
+    """Append the summary to $GITHUB_STEP_SUMMARY when it is set; whether it was written."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return False
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(summary_markdown(checks, passed))
+    return True

@@ -1,0 +1,156 @@
+"""`teeth check` end to end in real git repos: scope, gate, exit codes, and bad input."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+
+TAKE_ROWS = "    return batch[start:start + size]\n"
+TAKE_ROWS_CHANGED = "    end = start + size\n    return batch[start:end]\n"
+TOTAL = "        result += row\n"
+TOTAL_CHANGED = "        result = result + row\n"
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root,
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def git_repo(root: Path, **config: str) -> Path:
+    """The project as the only commit of `main`, with [tool.teeth.targets.rows] settings added, on branch `feature`."""
+    if config:
+        pyproject = root / "pyproject.toml"
+        extra = "".join(f"{key} = {value}\n" for key, value in config.items())
+        pyproject.write_text(pyproject.read_text().replace('tests = ["tests"]\n', f'tests = ["tests"]\n{extra}', 1))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "feature")
+    return root
+
+
+def edit(root: Path, old: str, new: str, commit: bool = True) -> None:
+    path = root / "rows.py"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    if commit:
+        git(root, "commit", "-q", "-am", "change one function")
+
+
+def check(teeth, root: Path, *args: str):
+    return teeth("check", *args, "--db", str(teeth.db), cwd=root, use_db=False)
+
+
+def check_runs(db: Path) -> list[dict]:
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute("select * from runs where options like '%\"check\"%' order by id")]
+
+
+def outcomes(db: Path, run_id: int) -> list[dict]:
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        return [dict(r) for r in conn.execute(
+            "select o.*, m.function, m.operator from outcomes o join mutants m on m.id = o.mutant_id "
+            "where o.run_id = ?", [run_id])]
+
+
+def assert_one_line_error(done, *fragments):
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_check_runs_only_the_mutants_of_the_changed_function_and_passes(project, teeth):
+    root = git_repo(project("weak_suite"))
+    edit(root, TOTAL, TOTAL_CHANGED)
+    done = check(teeth, root, "--base", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run,) = check_runs(teeth.db)
+    rows = outcomes(teeth.db, run["id"])
+    assert rows and {r["function"] for r in rows} == {"total"}
+    assert "changed functions: rows.py: total" in done.stdout
+    assert "no completed `teeth run` recorded at the base commit" in done.stdout  # no drop check, and it says so
+    assert json.loads(run["options"])["merge_base"] == git(root, "rev-parse", "main")
+
+
+def test_uncommitted_changes_are_checked_and_a_surviving_required_mutant_fails_with_exit_1(project, teeth):
+    root = git_repo(project("weak_suite"))
+    edit(root, TAKE_ROWS, TAKE_ROWS_CHANGED, commit=False)
+    done = check(teeth, root, "--base", "main")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "required: rows.py:" in done.stdout and "wrong_slice_start" in done.stdout
+    assert "mutant(s) of a required bug class survived" in done.stdout
+    (run,) = check_runs(teeth.db)
+    assert {r["function"] for r in outcomes(teeth.db, run["id"])} == {"take_rows"}
+
+
+def test_kill_rate_under_fail_under_fails_the_gate(project, teeth):
+    root = git_repo(project("weak_suite"), required_operators="[]", fail_under="0.9")
+    edit(root, TAKE_ROWS, TAKE_ROWS_CHANGED)
+    done = check(teeth, root)  # --base defaults to main
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "is under fail_under 90.0%" in done.stdout
+    assert "required bug class" not in done.stdout.split("FAILED:", 1)[1]
+
+
+def test_a_drop_below_the_base_commits_rate_beyond_the_tolerance_fails(project, teeth):
+    root = git_repo(project("weak_suite"), required_operators="[]", tolerance="0.05")
+    git(root, "checkout", "-q", "main")
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0  # the base's rate: 8/10
+    git(root, "checkout", "-q", "feature")
+    edit(root, TAKE_ROWS, TAKE_ROWS_CHANGED)  # the changed function: 5/7 = 71.4% < 80% - 5%
+    done = check(teeth, root)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "dropped below the base's 80.0% (run 1)" in done.stdout
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("tolerance = 0.05", "tolerance = 0.1"))
+    assert check(teeth, root).returncode == 0
+
+
+def test_fail_under_given_as_a_percentage_is_a_config_error(project, teeth):
+    root = git_repo(project("weak_suite"), fail_under="80")
+    edit(root, TOTAL, TOTAL_CHANGED)
+    assert_one_line_error(check(teeth, root), "fail_under = 80 must be a fraction from 0 to 1")
+    assert not teeth.db.exists()
+
+
+def test_a_base_ref_that_does_not_exist_is_one_line_exit_2_and_writes_nothing(project, teeth):
+    root = git_repo(project("weak_suite"))
+    assert_one_line_error(check(teeth, root, "--base", "no-such-branch"), "base ref 'no-such-branch' does not exist")
+    assert not teeth.db.exists()
+
+
+def test_outside_a_git_repository_is_one_line_exit_2(project, teeth):
+    root = project("weak_suite")
+    assert_one_line_error(check(teeth, root), "is not in a git repository")
+
+
+def test_a_shallow_clone_without_the_base_is_one_line_exit_2(project, teeth, tmp_path):
+    origin = git_repo(project("weak_suite"))
+    edit(origin, TOTAL, TOTAL_CHANGED)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--no-single-branch", "--branch", "feature",
+        f"file://{origin}", str(clone))
+    assert_one_line_error(check(teeth, clone, "--base", "origin/main"), "no merge-base", "shallow clone",
+                          "fetch-depth: 0")
+    assert_one_line_error(check(teeth, clone, "--base", "main"), "does not exist", "shallow clone")
+    assert not teeth.db.exists()
+
+
+def test_a_database_from_a_newer_schema_is_refused_and_left_byte_identical(project, teeth):
+    root = git_repo(project("weak_suite"))
+    edit(root, TOTAL, TOTAL_CHANGED)
+    teeth.db.parent.mkdir(parents=True)
+    with sqlite3.connect(teeth.db) as conn:
+        conn.execute("create table runs (id integer primary key)")
+        conn.execute("PRAGMA user_version = 99")
+    before = teeth.db.read_bytes()
+    assert_one_line_error(check(teeth, root), "has schema 99, newer than this teeth")
+    assert teeth.db.read_bytes() == before

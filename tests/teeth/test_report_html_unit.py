@@ -1,0 +1,101 @@
+"""The HTML report as a library: escaping, file pages that stay inside DIR, and sources that are missing or changed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from teeth.errors import TeethError
+from teeth.report.html import write_html_report
+from teeth.report.html_page import file_page_name
+from teeth.store import Store
+
+SOURCE = 'def check(a, b):\n    return a < b & 1  # "<script>alert(1)</script>"\n# end\n'
+DIFF = ("--- a/lib/check.py\n+++ b/lib/check.py\n@@ -1,2 +1,2 @@\n def check(a, b):\n"
+        "-    return a < b & 1\n+    return a <= b & 1\n")
+
+
+def store_with_run(tmp_path: Path, file: str = "lib/check.py") -> Store:
+    store = Store(tmp_path / "teeth.db")
+    run_id = store.start_run("lib", ["cpu"], [], {"commit": "0123456789abcdef", "dirty": 1})
+    store.record_mutants([SimpleNamespace(
+        id=ident, target="lib", file=file, line=2, end_line=2, function="check", op="check<T>",
+        operator="generic.swap_op", original="a < b & 1", replacement="a <= b & 1", diff=DIFF, skip=None)
+        for ident in ("m-survives", "m-killed")] + [SimpleNamespace(
+        id="m-error", target="lib", file=file, line=1, end_line=1, function="check", op="check<T>",
+        operator="generic.name", original="def check(a, b):", replacement="", diff="", skip=None)])
+    store.record_outcomes(run_id, [
+        {"mutant_id": "m-survives", "profile": "cpu", "status": "survived"},
+        {"mutant_id": "m-killed", "profile": "cpu", "status": "killed", "killed_by": "tests/t.py::test_<lt>"},
+        {"mutant_id": "m-error", "profile": "cpu", "status": "error", "detail": "SIGSEGV"}])
+    store.finish_run(run_id, "completed", {}, {})
+    return store
+
+
+@pytest.fixture
+def source_root(tmp_path):
+    root = tmp_path / "project"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "check.py").write_text(SOURCE)
+    return root
+
+
+def all_pages(out: Path) -> dict[str, str]:
+    return {str(p.relative_to(out)): p.read_text() for p in out.rglob("*.html")}
+
+
+def test_sources_diffs_and_names_are_escaped_everywhere(tmp_path, source_root):
+    out = tmp_path / "report"
+    write_html_report(store_with_run(tmp_path), 1, out, source_root)
+    pages = all_pages(out)
+    assert set(pages) == {"index.html", file_page_name("lib/check.py")}
+    for text in pages.values():
+        assert "<script" not in text and "check<T>" not in text and "a < b" not in text
+        assert "check&lt;T&gt;" in text
+    page = pages[file_page_name("lib/check.py")]
+    assert "return a &lt; b &amp; 1  # &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;" in page
+    assert '<span class="d-add">+    return a &lt;= b &amp; 1</span>' in pages["index.html"]
+
+
+def test_the_file_page_marks_the_line_with_a_survivor_and_shows_its_diff(tmp_path, source_root):
+    out = tmp_path / "report"
+    write_html_report(store_with_run(tmp_path), 1, out, source_root)
+    page = (out / file_page_name("lib/check.py")).read_text()
+    line = re.search(r'<tr id="L2"[^>]*>.*?</tr>', page, re.S).group(0)
+    assert 'class="line-survived"' in line and "✗1" in line and "✓1" in line
+    assert 'data-mutant="m-survives"' in page and 'data-mutant="m-killed"' not in page
+    assert '<tr id="L1" class="line-other">' in page and "·1" in page  # errors are not counted either way
+    assert '<tr id="L3">' in page  # a line with no mutants is plain
+
+
+def test_a_missing_source_is_noted_and_the_mutated_lines_still_shown(tmp_path):
+    out = tmp_path / "report"
+    write_html_report(store_with_run(tmp_path), 1, out, tmp_path / "nowhere")
+    page = (out / file_page_name("lib/check.py")).read_text()
+    assert "could not be read" in page and "a &lt; b &amp; 1" in page
+
+
+def test_a_source_changed_since_the_run_is_noted(tmp_path, source_root):
+    (source_root / "lib" / "check.py").write_text("# a new first line\n" + SOURCE)
+    out = tmp_path / "report"
+    write_html_report(store_with_run(tmp_path), 1, out, source_root)
+    assert "no longer match the source" in (out / file_page_name("lib/check.py")).read_text()
+
+
+def test_pages_for_odd_file_names_stay_inside_the_report_folder(tmp_path):
+    out = tmp_path / "deep" / "report"
+    write_html_report(store_with_run(tmp_path, file="../../escape/../x y.py"), 1, out, tmp_path)
+    written = [p for p in tmp_path.rglob("*.html")]
+    assert written and all(out in p.parents for p in written)
+    assert file_page_name("../../a.py").startswith("files/") and "/" not in file_page_name("../../a.py")[6:]
+
+
+def test_an_existing_file_is_refused_as_the_report_folder(tmp_path, source_root):
+    blocker = tmp_path / "report"
+    blocker.write_text("keep me")
+    with pytest.raises(TeethError, match="is an existing file"):
+        write_html_report(store_with_run(tmp_path), 1, blocker, source_root)
+    assert blocker.read_text() == "keep me"
