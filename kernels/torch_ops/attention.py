@@ -35,7 +35,7 @@ def _probs(q, k, scale):
 
 def _segments(cu_q, cu_k):
     bq, bk = cu_q.tolist(), cu_k.tolist()
-    return zip(bq[:-1], bq[1:], bk[:-1], bk[1:])
+    return zip(bq, bq[1:], bk, bk[1:])
 
 
 class Attention(torch.autograd.Function):
@@ -48,8 +48,8 @@ class Attention(torch.autograd.Function):
             if qe <= qs:
                 continue
             for h in range(q.shape[1]):
-                p = _probs(qf[qs:qe, h], kf[ks:ke, h], scale)
-                out[qs:qe, h] = _mix(p, vf[ks:ke, h])
+                p = _probs(qf[qs:qe, h], kf[ks:ke, h], scale)  # teeth: equivalent(view_to_copy): only read; nothing writes through these views
+                out[qs:qe, h] = _mix(p, vf[ks:ke, h])  # teeth: equivalent(view_to_copy): only read; nothing writes through these views
         ctx.save_for_backward(qf, kf, vf, out, cu_q, cu_k)
         ctx.dtypes = (q.dtype, k.dtype, v.dtype)
         return out.to(q.dtype)
@@ -64,10 +64,10 @@ class Attention(torch.autograd.Function):
             if qe <= qs:
                 continue
             for h in range(qf.shape[1]):
-                qh, kh, vh, doh = qf[qs:qe, h], kf[ks:ke, h], vf[ks:ke, h], do[qs:qe, h]
+                qh, kh, vh, doh = qf[qs:qe, h], kf[ks:ke, h], vf[ks:ke, h], do[qs:qe, h]  # teeth: equivalent(view_to_copy): only read; nothing writes through these views
                 p = _probs(qh, kh, scale)
                 dp = _dot_last(doh, vh)
-                oh = out[qs:qe, h]
+                oh = out[qs:qe, h]  # teeth: equivalent(view_to_copy): only read; nothing writes through these views
                 delta = doh[:, 0] * oh[:, 0]
                 for d in range(1, qf.shape[-1]):
                     delta = delta + doh[:, d] * oh[:, d]

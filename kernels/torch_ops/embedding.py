@@ -16,7 +16,7 @@ class Embedding(torch.autograd.Function):
         dweight = torch.zeros(ctx.shape, dtype=torch.float32, device=dy.device)
         bounds = cu_seqlens.tolist()
         rows = ids.tolist()
-        for start, end in zip(bounds[:-1], bounds[1:]):
+        for start, end in zip(bounds, bounds[1:]):
             part = torch.zeros_like(dweight)
             for t in range(start, end):
                 part[rows[t]] = part[rows[t]] + dyf[t]

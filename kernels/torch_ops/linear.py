@@ -22,7 +22,7 @@ class Linear(torch.autograd.Function):
             dx = dx + dyf[:, n, None] * wf[None, n, :]
         dweight = torch.zeros_like(wf)
         bounds = cu_seqlens.tolist()
-        for start, end in zip(bounds[:-1], bounds[1:]):
+        for start, end in zip(bounds, bounds[1:]):
             if end <= start:
                 continue
             part = dyf[start, :, None] * xf[start, None, :]

@@ -32,7 +32,7 @@ class RMSNorm(torch.autograd.Function):
         contrib = dyf * xhat
         dweight = torch.zeros_like(wf)
         bounds = cu_seqlens.tolist()
-        for start, end in zip(bounds[:-1], bounds[1:]):
+        for start, end in zip(bounds, bounds[1:]):
             if end <= start:
                 continue
             part = contrib[start]

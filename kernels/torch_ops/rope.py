@@ -12,13 +12,13 @@ def _cos_sin(positions, half, theta):
 
 def _rotate(x, cos, sin):
     half = x.shape[-1] // 2
-    x1, x2 = x[..., :half], x[..., half:]
+    x1, x2 = x[..., :half], x[..., half:]  # teeth: equivalent(view_to_copy): only read; nothing writes through these views
     return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
 
 
 def _rotate_back(dy, cos, sin):
     half = dy.shape[-1] // 2
-    d1, d2 = dy[..., :half], dy[..., half:]
+    d1, d2 = dy[..., :half], dy[..., half:]  # teeth: equivalent(view_to_copy): only read; nothing writes through these views
     return torch.cat([d1 * cos + d2 * sin, d2 * cos - d1 * sin], dim=-1)
 
 

@@ -122,7 +122,7 @@ def weight_grad(dy: torch.Tensor, x: torch.Tensor, cu: torch.Tensor) -> torch.Te
     """sum_t dy[t]^T x[t] as per-sample in-order partials, then summed in sample order."""
     n_out, k_in = dy.shape[1], x.shape[1]
     n_samples = cu.numel() - 1
-    partials = torch.empty((n_samples, n_out, k_in), dtype=torch.float32, device=dy.device)
+    partials = torch.zeros((n_samples, n_out, k_in), dtype=torch.float32, device=dy.device)
     block_n, block_k = block_for(n_out, 32), block_for(k_in, 32)
     grid = (n_samples, triton.cdiv(n_out, block_n), triton.cdiv(k_in, block_k))
     sample_outer_kernel[grid](dy, x, cu, partials, n_out, k_in, BLOCK_N=block_n, BLOCK_K=block_k)

@@ -130,7 +130,7 @@ def _attention_bwd_dkdv(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr,
 
 def _sample_ids(cu: torch.Tensor) -> torch.Tensor:
     n_samples = cu.numel() - 1
-    lengths = cu[1:] - cu[:-1]
+    lengths = cu[1:] - cu[:-1]  # teeth: equivalent(view_to_copy): only read; nothing writes through these views
     return torch.repeat_interleave(torch.arange(n_samples, device=cu.device), lengths).contiguous()
 
 
@@ -163,7 +163,9 @@ class _Attention(torch.autograd.Function):
         _attention_bwd_dq[(n_q, heads)](q32, k32, v32, o, do32, lse, delta, dq, seq_q, cu_q, cu_k,
                                         heads, head_dim, ctx.scale, BLOCK_N=BLOCK_N,
                                         BLOCK_D=block_d)
-        _attention_bwd_dkdv[(n_k, heads)](q32, k32, v32, do32, lse, delta, dk, dv,
+        # A BLOCK_M of next_power_of_2(T) always holds a whole sample in one query tile, and the interpreter's
+        # zero-padded tile sums then give the same bits as BLOCK_M = 16 (a GPU's tree reduction would not).
+        _attention_bwd_dkdv[(n_k, heads)](q32, k32, v32, do32, lse, delta, dk, dv,  # teeth: equivalent(shape_dependent_split): on CPU
                                           _sample_ids(cu_k), cu_q, cu_k, heads, head_dim,
                                           ctx.scale, BLOCK_M=BLOCK_M, BLOCK_D=block_d)
         dtq, dtk, dtv = ctx.dtypes

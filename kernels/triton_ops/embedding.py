@@ -28,12 +28,11 @@ def _embedding_bwd_partial(dy_ptr, ids_ptr, cu_ptr, part_ptr, V, D, BLOCK_D: tl.
     ok = cols < D
     start = tl.load(cu_ptr + b)
     end = tl.load(cu_ptr + b + 1)
-    base = part_ptr + b * V * D
     for t in range(start, end):
         idx = tl.load(ids_ptr + t)
         dy = tl.load(dy_ptr + t * D + cols, mask=ok, other=0.0).to(tl.float32)
-        row = base + idx * D + cols
-        tl.store(row, tl.load(row, mask=ok, other=0.0) + dy, mask=ok)
+        tl.store(part_ptr + b * V * D + idx * D + cols,
+                 tl.load(part_ptr + b * V * D + idx * D + cols, mask=ok, other=0.0) + dy, mask=ok)
         tl.debug_barrier()
 
 

@@ -89,7 +89,7 @@ class _RMSNorm(torch.autograd.Function):
         if ctx.needs_input_grad[1]:
             n_samples = cu.numel() - 1
             block = block_for(dim)
-            partials = torch.empty((n_samples, dim), dtype=torch.float32, device=dy.device)
+            partials = torch.zeros((n_samples, dim), dtype=torch.float32, device=dy.device)
             grid = (n_samples, triton.cdiv(dim, block))
             _rmsnorm_bwd_dw_partial[grid](dy32, x32, rstd, cu, partials, dim, BLOCK_D=block)
             dw = sum_over_samples(partials).to(ctx.dtypes[1])

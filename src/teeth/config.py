@@ -12,7 +12,7 @@ from teeth.errors import ConfigError
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 
 TARGET_KEYS = {"files", "modules", "tests", "pytest_args", "operators", "profiles", "ops", "root",
-               "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor"}
+               "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor", "profile_files", "op_from"}
 
 
 @dataclass
@@ -30,13 +30,23 @@ class Target:
     required_operators: list[str] | None = None
     timeout_floor: float = 5.0  # seconds a mutant always gets
     timeout_factor: float = 5.0  # times the baseline duration of its tests
+    profile_files: dict[str, set[Path]] = field(default_factory=dict)  # profile -> the files it runs
+    op_from: str = "function"  # "function": the qualified name; "file": the module's name (an op adapter)
 
-    def op_for(self, function: str) -> str:
-        """The op a function's mutants count towards: the override map, else its qualified name."""
-        if function in self.ops:
-            return self.ops[function]
+    def exercises(self, profile: str, path: str | Path) -> bool:
+        """Does `profile` run the code in `path`? Every file, unless profile_files says otherwise."""
+        files = self.profile_files.get(profile)
+        return files is None or Path(path).resolve() in files
+
+    def op_for(self, function: str, file: Path | None = None) -> str:
+        """The op a function's mutants count towards: the override map, else its file's stem
+        (op_from = "file") or its qualified name."""
         head = function.split(".<locals>")[0]
-        return self.ops.get(head, head or "<module>")
+        if function in self.ops or head in self.ops:
+            return self.ops.get(function, self.ops.get(head))
+        if self.op_from == "file" and file is not None:
+            return file.stem
+        return head or "<module>"
 
     def display_path(self, file: Path) -> str:
         try:
@@ -120,7 +130,15 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         required_operators=table.get("required_operators"),
         timeout_floor=float(table.get("timeout_floor", 5.0)),
         timeout_factor=float(table.get("timeout_factor", 5.0)),
+        profile_files={p: set(_files(name, root, globs, [])) for p, globs in table.get("profile_files", {}).items()},
+        op_from=_choice(name, "op_from", table.get("op_from", "function"), ("function", "file")),
     )
+
+
+def _choice(name: str, key: str, value, allowed: tuple[str, ...]):
+    if value not in allowed:
+        raise ConfigError(f"target {name!r}: {key} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
 
 
 def _files(name: str, root: Path, patterns: list[str], modules: list[str]) -> list[Path]:

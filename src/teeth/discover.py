@@ -15,6 +15,7 @@ from teeth.annotations import read_annotations
 from teeth.arid import AridTracker
 from teeth.config import Target
 from teeth.errors import ConfigError
+from teeth.kernel_context import Kernel, is_kernel, kernel_of
 from teeth.operators import Operator
 
 
@@ -69,6 +70,7 @@ class _Collector(cst.CSTVisitor):
         self._statement_lines: list[int] = []
         self._parents: list[cst.CSTNode] = []
         self._skipped: set[int] = set()
+        self._kernels: list[Kernel | None] = []  # one entry per enclosing function
 
     def _qualname(self) -> tuple[str, str]:
         parts: list[str] = []
@@ -97,6 +99,7 @@ class _Collector(cst.CSTVisitor):
             self._scope.append(("class", node.name.value))
         elif isinstance(node, cst.FunctionDef):
             self._scope.append(("def", node.name.value))
+            self._kernels.append(kernel_of(node) if is_kernel(node) else None)
         self._parents.append(node)
         return True
 
@@ -107,6 +110,8 @@ class _Collector(cst.CSTVisitor):
         self._parents.pop()
         if isinstance(original_node, (cst.ClassDef, cst.FunctionDef)):
             self._scope.pop()
+        if isinstance(original_node, cst.FunctionDef):
+            self._kernels.pop()
         if isinstance(original_node, cst.Parameters):
             self._signature -= 1
         if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
@@ -114,10 +119,12 @@ class _Collector(cst.CSTVisitor):
         self._tracker.leave(original_node)
 
     def _mutate(self, node: cst.CSTNode, parent: cst.CSTNode | None) -> None:
+        kernel = next((k for k in reversed(self._kernels) if k is not None), None)
         for operator in self.operators:
-            if not operator.applies_to(node):
+            if not operator.applies_to(node) or (operator.kernel_only and kernel is None):
                 continue
-            for replacement in operator.mutate(node, parent) if operator.domain else operator.mutate(node):
+            made = operator.mutate(node, parent, kernel) if operator.domain else operator.mutate(node)
+            for replacement in made:
                 if self._tracker.arid:
                     self.arid += 1
                     continue
@@ -174,7 +181,7 @@ def discover_file(target: Target, path: Path, operators: list[Operator]) -> Disc
         span = range(pos.start.line, pos.end.line + 1)
         result.mutants.append(Mutant(
             id=ident, target=target.name, file=display, path=str(path), line=pos.start.line,
-            end_line=pos.end.line, function=qual, swap=swap, op=target.op_for(qual), operator=operator.name,
+            end_line=pos.end.line, function=qual, swap=swap, op=target.op_for(qual, path), operator=operator.name,
             original=original_text, replacement=replacement_text, code=code,
             diff=_diff(source, code, display), lines=sorted({stmt, *span} - {0}),
             skip=annotations.skip_reason(span, operator.name),

@@ -83,6 +83,7 @@ class Lab:
             jobs: int = 1, resume: bool = False, options: dict | None = None,
             scope: Callable[[list[Mutant]], list[Mutant]] | None = None) -> RunSummary:
         clock = {"started": time.perf_counter()}
+        self.operators = {o.name: o for o in operators}
         self.progress.stage(f"discovering mutants in {len(self.target.files)} file(s)")
         discovery = discover(self.target, operators)
         mutants = select_ops(discovery.mutants, ops)
@@ -136,6 +137,10 @@ class Lab:
         if reason:
             self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=reason)) for m in mutants])
             return
+        exercised = [m for m in mutants if not self._not_exercised(m, profile)]
+        self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=self._not_exercised(m, profile)))
+                                       for m in mutants if self._not_exercised(m, profile)])
+        mutants = exercised
         by_id = {m.id: m for m in mutants}
         reused, mutants = self.cache.partition(profile, mutants)
         if reused:
@@ -169,6 +174,15 @@ class Lab:
                     batch, flushed = [], time.perf_counter()
             self._record(run_id, profile, batch, announce=False)
             clock[f"execute.{profile.name}"] = time.perf_counter() - executed
+
+    def _not_exercised(self, mutant: Mutant, profile: Profile) -> str | None:
+        """Why a profile cannot kill this mutant at all (so it is skipped, not a survivor), or None."""
+        operator = self.operators.get(mutant.operator)
+        if operator is not None and operator.profiles is not None and profile.name not in operator.profiles:
+            return f"{mutant.operator} is only killable on {', '.join(operator.profiles)}"
+        if not self.target.exercises(profile.name, mutant.path):
+            return f"{mutant.file} is not code that profile {profile.name} runs"
+        return None
 
     def _schedule(self, mutants: list[Mutant], coverage: CoverageMap) -> tuple[list[Task], list]:
         tasks, immediate = [], []

@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from teeth.operators import all_operators, select_operators
 from teeth.errors import ConfigError
+from teeth.kernel_context import is_kernel, kernel_of
+from teeth.operators import all_operators, select_operators
 
 OPERATORS = all_operators()
 
@@ -20,17 +21,23 @@ def mutants_of(operator, source: str) -> list[str]:
         def __init__(self):
             super().__init__()
             self.parents: list[cst.CSTNode] = []
+            self.kernels: list = []
 
         def on_visit(self, node):
-            if operator.applies_to(node):
+            kernel = next((k for k in reversed(self.kernels) if k is not None), None)
+            if operator.applies_to(node) and not (operator.kernel_only and kernel is None):
                 parent = self.parents[-1] if self.parents else None
-                made.extend(module.deep_replace(node, new).code
-                            for new in (operator.mutate(node, parent) if operator.domain else operator.mutate(node)))
+                made.extend(module.deep_replace(node, new).code for new in (
+                    operator.mutate(node, parent, kernel) if operator.domain else operator.mutate(node)))
+            if isinstance(node, cst.FunctionDef):
+                self.kernels.append(kernel_of(node) if is_kernel(node) else None)
             self.parents.append(node)
             return True
 
         def on_leave(self, node):
             self.parents.pop()
+            if isinstance(node, cst.FunctionDef):
+                self.kernels.pop()
 
     module.visit(Visit())
     return made

@@ -25,8 +25,12 @@ class Operator:
     kills: tuple[str, ...] = ("behaviour",)  # the checks that must kill its mutants
     node_types: tuple[type[cst.CSTNode], ...] = ()
     domain: bool = True  # a bug class of batched tensor code, as opposed to a generic mutation
+    kernel_only: bool = False  # applies only inside @triton.jit kernels
+    profiles: tuple[str, ...] | None = None  # the profiles that can kill it; None: every profile
 
-    def mutate(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    def mutate(self, node: cst.CSTNode, parent: cst.CSTNode | None = None, kernel=None) -> Iterator[cst.CSTNode]:
+        """Every replacement for `node`; `parent` is its parent node, `kernel` the enclosing
+        @triton.jit kernel's context (teeth.kernel_context.Kernel) or None."""
         raise NotImplementedError
 
     def examples(self) -> list[Example]:
@@ -70,6 +74,11 @@ def slice_elements(node: cst.Subscript) -> Iterable[cst.Slice]:
     for element in node.slice:
         if isinstance(element.slice, cst.Slice):
             yield element.slice
+
+
+def narrowing_slices(node: cst.Subscript) -> list[cst.Slice]:
+    """The slices of a subscript that narrow (have a bound): `t[a:b]`, not `t[:, None]`."""
+    return [s for s in slice_elements(node) if s.lower is not None or s.upper is not None]
 
 
 def is_zero(node: cst.BaseExpression | None) -> bool:

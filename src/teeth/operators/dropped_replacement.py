@@ -22,7 +22,7 @@ class DroppedReplacement(Operator):
     )
     node_types = (cst.Expr, cst.Assign, cst.Call)
 
-    def mutate(self, node, parent=None):
+    def mutate(self, node, parent=None, kernel=None):
         if isinstance(node, cst.Expr) and method_call(node.value, *IN_PLACE_SPLICES):
             yield cst.Pass()
         elif isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.operators.base import Example, Operator, method_call, slice_elements, torch_call
+from teeth.operators.base import Example, Operator, method_call, narrowing_slices, torch_call
 
 VIEW_METHODS = ("narrow", "view", "view_as", "as_strided", "select", "transpose", "permute", "expand",
                 "expand_as", "unsqueeze", "squeeze", "t", "unflatten", "unfold", "diagonal", "movedim")
@@ -24,11 +24,11 @@ class ViewToCopy(Operator):
     )
     node_types = (cst.Call, cst.Subscript)
 
-    def mutate(self, node, parent=None):
+    def mutate(self, node, parent=None, kernel=None):
         if isinstance(parent, cst.Attribute) and parent.attr.value in ("clone", "contiguous"):
             return  # already copied
         if isinstance(node, cst.Subscript):
-            if any(True for _ in slice_elements(node)):
+            if narrowing_slices(node):
                 yield _clone(node)
         elif method_call(node, *VIEW_METHODS) or torch_call(node, "narrow", "select", "as_strided"):
             yield _clone(node)
@@ -37,5 +37,6 @@ class ViewToCopy(Operator):
         return [
             Example("rows = t.narrow(0, start, size)", ("rows = t.narrow(0, start, size).clone()",)),
             Example("rows = t[start:stop]", ("rows = t[start:stop].clone()",)),
+            Example("scaled = x * rstd[:, None]", ()),
             Example("rows = t.narrow(0, start, size).clone()", ()),
         ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.operators.base import Example, Operator, method_call, positional, slice_elements, torch_call
+from teeth.operators.base import Example, Operator, method_call, narrowing_slices, positional, torch_call
 
 
 class WholeBatch(Operator):
@@ -17,9 +17,9 @@ class WholeBatch(Operator):
     )
     node_types = (cst.Call, cst.Subscript)
 
-    def mutate(self, node, parent=None):
+    def mutate(self, node, parent=None, kernel=None):
         if isinstance(node, cst.Subscript):
-            if any(True for _ in slice_elements(node)):
+            if narrowing_slices(node):
                 yield node.value
         elif torch_call(node, "narrow"):
             first = positional(node, 0)
@@ -33,4 +33,5 @@ class WholeBatch(Operator):
             Example("rows = t.narrow(0, start, size)", ("rows = t",)),
             Example("rows = torch.narrow(t, 0, start, size)", ("rows = t",)),
             Example("rows = t[start:stop]", ("rows = t",)),
+            Example("scaled = x * rstd[:, None]", ()),
         ]

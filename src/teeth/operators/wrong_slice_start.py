@@ -44,7 +44,7 @@ class WrongSliceStart(Operator):
     kills = ("behaviour", "batch_invariance")
     node_types = (cst.Call, cst.Subscript)
 
-    def mutate(self, node, parent=None):
+    def mutate(self, node, parent=None, kernel=None):
         if isinstance(node, cst.Subscript):
             yield from self._subscript(node)
             return

@@ -19,7 +19,7 @@ class ZeroStorageOffset(Operator):
     kills = ("behaviour", "batch_invariance")
     node_types = (cst.Call,)
 
-    def mutate(self, node, parent=None):
+    def mutate(self, node, parent=None, kernel=None):
         if method_call(node, "storage_offset") and not node.args:
             yield cst.Integer("0")
 

@@ -1,0 +1,46 @@
+"""low_precision_accumulation: an accumulator's fp32 upcast removed."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from teeth.operators.base import Example, Operator, method_call, positional
+
+FP32 = ("float32",)
+
+
+def _is_fp32(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value in FP32 and isinstance(node.value, cst.Name) \
+        and node.value.value in ("tl", "torch")
+
+
+class LowPrecisionAccumulation(Operator):
+    name = "low_precision_accumulation"
+    summary = "x.to(tl.float32) / x.float() -> x; tl.zeros(..., dtype=tl.float32) -> bfloat16"
+    bug = (
+        "Sums of bf16 values must accumulate in fp32. Dropping the upcast (or allocating the "
+        "accumulator in bf16) loses low bits at every step, so the result depends on the length "
+        "and order of the reduction. On fp32 inputs the upcast is a no-op, so only a bf16 "
+        "profile can kill these mutants: on fp32 profiles they are skipped, not survivors."
+    )
+    kills = ("accuracy", "batch_invariance")
+    profiles = ("cuda_bf16", "triton_cuda_bf16")
+    node_types = (cst.Call,)
+
+    def mutate(self, node, parent=None, kernel=None):
+        if method_call(node, "float") and not node.args:
+            yield node.func.value
+        elif method_call(node, "to") and len(node.args) == 1 and _is_fp32(node.args[0].value):
+            yield node.func.value
+        elif method_call(node, "zeros", "full", "empty"):
+            dtype = positional(node, 99, "dtype")
+            if dtype is not None and _is_fp32(dtype.value):
+                low = dtype.value.with_changes(attr=cst.Name("bfloat16"))
+                yield node.with_changes(args=[a.with_changes(value=low) if a is dtype else a for a in node.args])
+
+    def examples(self):
+        return [
+            Example("x = tl.load(p).to(tl.float32)", ("x = tl.load(p)",)),
+            Example("xf = x.float()", ("xf = x",)),
+            Example("acc = tl.zeros([BLOCK], dtype=tl.float32)", ("acc = tl.zeros([BLOCK], dtype=tl.bfloat16)",)),
+        ]
