@@ -20,13 +20,20 @@ ACCURACY_ONLY = """
 env = {{ TRITON_INTERPRET = "1" }}
 pytest_args = ["-k", "triton_interpret_fp32 and accuracy"]
 
+[profiles.torch_cpu_fp32]
+pytest_args = ["-k", "torch_cpu_fp32 and accuracy"]
+
 [targets.rmsnorm_accuracy_only]
 root = "{root}"
-files = ["kernels/triton_ops/rmsnorm.py"]
+files = ["kernels/torch_ops/rmsnorm.py", "kernels/triton_ops/rmsnorm.py"]
 tests = ["tests/kernels/test_invariance_cells.py"]
-profiles = ["triton_interpret_fp32"]
+profiles = ["torch_cpu_fp32", "triton_interpret_fp32"]
 operators = ["atomic_accumulation"]
 op_from = "file"
+
+[targets.rmsnorm_accuracy_only.profile_files]
+torch_cpu_fp32 = ["kernels/torch_ops/rmsnorm.py"]
+triton_interpret_fp32 = ["kernels/triton_ops/rmsnorm.py"]
 """
 
 
@@ -59,7 +66,8 @@ def test_both_profiles_kill_mutants_of_their_own_implementation(rmsnorm_slice):
 
 def test_atomic_accumulation_is_killed_by_determinism_or_batch_invariance(rmsnorm_slice):
     atomic = [r for r in rmsnorm_slice if r["operator"] == "atomic_accumulation" and r["status"] != "skipped"]
-    assert atomic
+    assert {r["profile"] for r in atomic} == {"torch_cpu_fp32", "triton_interpret_fp32"}
+    assert {r["status"] for r in atomic} == {"killed"}
     assert {r["check"] for r in atomic} <= {"determinism", "batch_invariance"}
 
 
@@ -67,4 +75,6 @@ def test_accuracy_checks_alone_let_atomic_accumulation_live(tmp_path):
     config = tmp_path / "teeth.toml"
     config.write_text(ACCURACY_ONLY.format(root=REPO.as_posix()))
     rows = teeth("run", "--target", "rmsnorm_accuracy_only", "--config", str(config), db=tmp_path / "t.db")
-    assert rows and {r["status"] for r in rows} == {"survived"}
+    measured = [r for r in rows if r["status"] != "skipped"]
+    assert {r["profile"] for r in measured} == {"torch_cpu_fp32", "triton_interpret_fp32"}
+    assert {r["status"] for r in measured} == {"survived"}

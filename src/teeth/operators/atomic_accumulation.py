@@ -8,6 +8,13 @@ from teeth.operators.base import Example, Operator, positional
 from teeth.operators.kernel_terms import add_terms, join_terms, tl_call
 
 CODE = cst.Module([])
+TORCH_PARTIALS = """dw = torch.zeros_like(w)
+for start, end in zip(bounds, bounds[1:]):
+    part = g[start] * x[start]
+    for t in range(start + 1, end):
+        part = part + g[t] * x[t]
+    dw = dw + part
+"""
 
 
 def _atomic(store: cst.Call, pointer: cst.BaseExpression, value: cst.BaseExpression) -> cst.Call:
@@ -18,9 +25,23 @@ def _atomic(store: cst.Call, pointer: cst.BaseExpression, value: cst.BaseExpress
     return store.with_changes(func=func, args=args)
 
 
+def _single_assign(statements) -> tuple[str, cst.BaseExpression] | None:
+    """`x = x + E` as the only statement: (x, E)."""
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) or len(statements[0].body) != 1:
+        return None
+    assign = statements[0].body[0]
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+        return None
+    name, value = assign.targets[0].target.value, assign.value
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add) \
+            and isinstance(value.left, cst.Name) and value.left.value == name:
+        return name, value.right
+    return None
+
+
 class AtomicAccumulation(Operator):
     name = "atomic_accumulation"
-    summary = "tl.store(P, tl.load(P) + v) / a per-program partial store -> tl.atomic_add"
+    summary = "triton: a partial store -> tl.atomic_add; torch: per-sample partials -> one batched .sum(0)"
     bug = (
         "Batch-invariant kernels sum per-program partials and finalize them in a fixed order. "
         "Accumulating with tl.atomic_add into a shared buffer computes the same sum in whatever "
@@ -29,11 +50,14 @@ class AtomicAccumulation(Operator):
         "determinism check that shuffles the program order (or a batch-invariance check) kills it."
     )
     kills = ("determinism", "batch_invariance")
-    kernel_only = True
-    node_types = (cst.Call,)
+    node_types = (cst.Call, cst.For)
 
     def mutate(self, node, parent=None, kernel=None):
-        if not tl_call(node, "store"):
+        if isinstance(node, cst.For):
+            if kernel is None:
+                yield from self._batched_reduction(node)
+            return
+        if kernel is None or not tl_call(node, "store"):
             return
         pointer, value = positional(node, 0, "pointer"), positional(node, 1, "value")
         if pointer is None or value is None:
@@ -49,6 +73,40 @@ class AtomicAccumulation(Operator):
                 if kernel.is_slab_term(terms[index]):
                     shared = join_terms([t for i, t in enumerate(terms) if i != index])
                     yield _atomic(node, shared, added if added is not None else value.value)
+
+    @staticmethod
+    def _batched_reduction(node: cst.For):
+        """torch: per-sample partials summed in order -> one batched reduction over every token.
+
+        for s, e in zip(b, b[1:]):            acc = acc + torch.stack([E(t) for t in range(b[0], b[-1])]).sum(0)
+            part = E(s)                   ->
+            for t in range(s + 1, e):
+                part = part + E(t)
+            acc = acc + part
+        """
+        iterable = node.iter
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "zip"
+                and iterable.args and isinstance(node.body, cst.IndentedBlock)):
+            return
+        statements = list(node.body.body)
+        inner = next((st for st in statements if isinstance(st, cst.For)), None)
+        last = statements[-1] if statements else None
+        if inner is None or not isinstance(inner.target, cst.Name) or not isinstance(inner.body, cst.IndentedBlock):
+            return
+        step = _single_assign(inner.body.body)
+        total = _single_assign([last]) if isinstance(last, cst.SimpleStatementLine) else None
+        if step is None or total is None:
+            return
+        part, term = step
+        acc, added = total
+        if not (isinstance(added, cst.Name) and added.value == part):
+            return
+        bounds = CODE.code_for_node(iterable.args[0].value)
+        loop = inner.target.value
+        batched = cst.parse_statement(
+            f"{acc} = {acc} + torch.stack([{CODE.code_for_node(term)} for {loop} in "
+            f"range({bounds}[0], {bounds}[-1])]).sum(0)\n")
+        yield batched
 
     @staticmethod
     def _read_modify_write(pointer: cst.BaseExpression, value: cst.BaseExpression):
@@ -73,4 +131,6 @@ class AtomicAccumulation(Operator):
                                             "tl.atomic_add(out_ptr + i, dy)"),)),
             Example(partial, (partial.replace("tl.store(part_ptr + b * D + cols, acc",
                                               "tl.atomic_add(part_ptr + cols, acc"),)),
+            Example(TORCH_PARTIALS, (TORCH_PARTIALS.split("for start")[0]
+                                     + "dw = dw + torch.stack([g[t] * x[t] for t in range(bounds[0], bounds[-1])]).sum(0)\n",)),
         ]
