@@ -17,10 +17,9 @@ from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
 from teeth.profiles import Profile
 from teeth.store import Store
-from teeth.workers.base import Backend, Result, Task
+from teeth.workers.base import BASELINE_TIMEOUT, Backend, Result, Task
 
 VERSIONED = ("teeth", "torch", "triton", "pytest", "mutmut", "libcst", "coverage")
-BASELINE_TIMEOUT = 1800.0
 FLUSH_EVERY, FLUSH_SECONDS = 50, 0.5  # outcomes are written in batches, at least twice a second
 
 
@@ -137,10 +136,10 @@ class Lab:
         if reason:
             self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=reason)) for m in mutants])
             return
-        exercised = [m for m in mutants if not self._not_exercised(m, profile)]
-        self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=self._not_exercised(m, profile)))
-                                       for m in mutants if self._not_exercised(m, profile)])
-        mutants = exercised
+        reasons = {m.id: self._not_exercised(m, profile) for m in mutants}
+        self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=reasons[m.id]))
+                                       for m in mutants if reasons[m.id]])
+        mutants = [m for m in mutants if not reasons[m.id]]
         by_id = {m.id: m for m in mutants}
         reused, mutants = self.cache.partition(profile, mutants)
         if reused:

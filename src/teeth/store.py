@@ -15,7 +15,6 @@ from teeth.errors import TeethError
 SCHEMA_VERSION = 2
 DEFAULT_DB = "db/teeth.db"
 STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
-EXIT_STORE = 2
 
 
 def now() -> str:

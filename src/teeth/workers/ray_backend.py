@@ -11,14 +11,13 @@ from dataclasses import dataclass, field
 from teeth.config import Target
 from teeth.errors import TeethError, WorkerFailed
 from teeth.profiles import Profile
-from teeth.workers.base import Backend, Result, Task
+from teeth.workers.base import BASELINE_TIMEOUT, Backend, Result, Task
 from teeth.workers.local import LocalBackend
 from teeth.workers.ray_cluster import RaySession
 
 WINDOW = 2  # tasks queued on each actor: one running, the next already there when it finishes
 MAX_ATTEMPTS = 3  # a mutant whose worker dies this often is recorded as an error, not retried forever
 MAX_RESTARTS = 4  # Ray restarts a dead actor (collection and baseline again) this often
-BASELINE_TIMEOUT = 1800.0
 CLOSE_GRACE = 2.0  # seconds the actors get to stop their zygotes before they are killed
 
 
