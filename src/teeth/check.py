@@ -13,6 +13,7 @@ from teeth.gate import Policy, Verdict, evaluate
 from teeth.incremental import OutcomeCache
 from teeth.lab import Lab, Progress, run_metadata
 from teeth.operators import select_operators
+from teeth.selection import TestSelection
 from teeth.store import Store
 
 
@@ -27,6 +28,7 @@ class TargetCheck:
     executed: int  # mutants a worker ran in this check
     reused: int  # outcomes taken from an earlier run
     worker: bool  # whether a warm worker was started
+    baseline: dict = dataclasses.field(default_factory=dict)  # profile -> (tests run, collected, reasons)
 
 
 def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Changes]]:
@@ -43,10 +45,10 @@ def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Chan
 def check_target(store: Store, target: Target, changes: Changes, backend_factory, jobs: int, use_cache: bool,
                  progress: Progress | None = None) -> TargetCheck:
     """Run the target's mutants in changed functions (cached ones reused) and gate the recorded run."""
-    touched = [f for f in target.files if os.path.realpath(f) in changes.lines]
-    scoped = dataclasses.replace(target, files=touched)  # only changed files are parsed
+    touched = [f for f in target.files if os.path.realpath(f) in changes.lines]  # only changed files are parsed
     cache = OutcomeCache(target, store, reuse=use_cache)
-    lab = Lab(scoped, store, backend_factory, progress, cache=cache)
+    selection = TestSelection(target, store, enabled=use_cache)
+    lab = Lab(target, store, backend_factory, progress, cache=cache, selection=selection)
     functions: list[str] = []
 
     def scope(mutants):
@@ -55,7 +57,7 @@ def check_target(store: Store, target: Target, changes: Changes, backend_factory
         return chosen
 
     if touched:
-        summary = lab.run(select_operators(target.operators), target.profiles, jobs=jobs, scope=scope,
+        summary = lab.run(select_operators(target.operators), target.profiles, jobs=jobs, scope=scope, files=touched,
                           options={"command": "check", "base": changes.base_ref, "merge_base": changes.merge_base,
                                    "jobs": jobs, "cache": use_cache})
         run_id = summary.run_id
@@ -70,4 +72,4 @@ def check_target(store: Store, target: Target, changes: Changes, backend_factory
     worker = any(k.startswith("baseline.") for k in json.loads(run["timings"] or "{}"))
     executed = sum(1 for _ in store.db["outcomes"].rows_where(
         "run_id = ? and reused_from is null and status in ('killed', 'survived', 'timeout', 'error')", [run_id]))
-    return TargetCheck(target, changes, verdict, functions, executed, reused, worker)
+    return TargetCheck(target, changes, verdict, functions, executed, reused, worker, lab.selection.chosen)

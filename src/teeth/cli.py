@@ -150,7 +150,7 @@ def check(base, target_names, fmt, no_cache, jobs, db, config_path):
         click.echo(report_json(checks))
     else:
         for c in checks:
-            click.echo("\n".join(text_report(c.verdict, c.executed, c.reused, c.worker, c.functions)))
+            click.echo("\n".join(text_report(c.verdict, c.executed, c.reused, c.worker, c.functions, c.baseline)))
         if fmt == "github":
             from teeth.report.github import annotations, write_step_summary
             click.echo("\n".join(annotations(checks)))

@@ -111,7 +111,8 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, functions: list[str]) -> list[str]:
+def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, functions: list[str],
+                baseline: dict | None = None) -> list[str]:
     """The plain-text lines of a target's check."""
     counted = sum(verdict.counts.get(s, 0) for s in ("killed", "timeout", "survived", "no_coverage"))
     caught = sum(verdict.counts.get(s, 0) for s in ("killed", "timeout"))
@@ -123,6 +124,9 @@ def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, func
              + (f", fail_under {_pct(verdict.policy.fail_under)}" if verdict.policy.fail_under is not None else "")
              + (f", base {_pct(verdict.base_rate)} (run {verdict.base_run['id']}), tolerance "
                 f"{_pct(verdict.policy.tolerance)}" if verdict.base_run else "")]
+    for profile, (ran, collected, why) in (baseline or {}).items():
+        reasons = ", ".join(f"{count} {reason}" for reason, count in why.items() if count)
+        lines.append(f"  baseline [{profile}]: {ran} of {collected} tests ({reasons or 'none needed'})")
     for row in verdict.survivors:
         tag = "required" if verdict.required(row) else "survivor"
         change = " ".join(f"{row['original']} -> {row['replacement']}".split())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import platform
 import subprocess
@@ -16,6 +17,7 @@ from teeth.errors import BaselineFailed, ConfigError
 from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
 from teeth.profiles import Profile
+from teeth.selection import TestSelection
 from teeth.store import Store
 from teeth.workers.base import BASELINE_TIMEOUT, Backend, Result, Task
 
@@ -73,18 +75,24 @@ def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
 
 class Lab:
     def __init__(self, target: Target, store: Store, backend_factory: Callable[[Target, Profile, int], Backend],
-                 progress: Progress | None = None, cache: OutcomeCache | None = None):
+                 progress: Progress | None = None, cache: OutcomeCache | None = None,
+                 selection: TestSelection | None = None):
         self.target, self.store, self.backend_factory = target, store, backend_factory
         self.progress = progress or Progress()
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
+        # What each baseline test executed is always recorded; only `teeth check` selects from it.
+        self.selection = selection or TestSelection(target, store, enabled=False)
 
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
-            scope: Callable[[list[Mutant]], list[Mutant]] | None = None) -> RunSummary:
+            scope: Callable[[list[Mutant]], list[Mutant]] | None = None,
+            files: list | None = None) -> RunSummary:
+        """`files`: discover mutants in these of the target's files only (the workers still see them all)."""
         clock = {"started": time.perf_counter()}
         self.operators = {o.name: o for o in operators}
-        self.progress.stage(f"discovering mutants in {len(self.target.files)} file(s)")
-        discovery = discover(self.target, operators)
+        searched = self.target if files is None else dataclasses.replace(self.target, files=files)
+        self.progress.stage(f"discovering mutants in {len(searched.files)} file(s)")
+        discovery = discover(searched, operators)
         mutants = select_ops(discovery.mutants, ops)
         if scope is not None:  # teeth check: only the changed functions
             mutants = scope(mutants)
@@ -146,15 +154,18 @@ class Lab:
             self.store.record_outcomes(run_id, reused)
             for row in reused:
                 self.progress.advance(by_id[row["mutant_id"]], row["status"])
-        if self.cache.reuse and all(m.skip for m in mutants):  # nothing needs a test: no worker is started
+        if not mutants or (self.cache.reuse and all(m.skip for m in mutants)):  # nothing needs a test: no worker
             self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=m.skip)) for m in mutants])
             return
         started = time.perf_counter()
         self.progress.stage(f"{profile.name}: starting warm worker and collecting tests")
         with self.backend_factory(self.target, profile, jobs) as backend:
-            self.progress.stage(f"{profile.name}: baseline with per-test coverage ({len(backend.tests)} tests)")
-            baseline = backend.baseline(BASELINE_TIMEOUT)
-            self.store.record_tests(run_id, profile.name, baseline)
+            only = self.selection.tests_for(profile, backend.tests, mutants)
+            shown = f"{len(backend.tests)} tests" if only is None else \
+                f"{len(only)} of {len(backend.tests)} tests, selected from recorded coverage"
+            self.progress.stage(f"{profile.name}: baseline with per-test coverage ({shown})")
+            baseline = backend.baseline(BASELINE_TIMEOUT, only)
+            self.selection.record(run_id, profile, baseline)
             failing = sorted(t for t, r in baseline.items() if r["failure"])
             if failing:
                 raise BaselineFailed(failing, f" (profile {profile.name})")

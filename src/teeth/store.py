@@ -12,7 +12,7 @@ import sqlite_utils
 
 from teeth.errors import TeethError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_DB = "db/teeth.db"
 STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
 
@@ -72,6 +72,14 @@ class Store:
                 if column not in self.db["outcomes"].columns_dict:
                     self.db["outcomes"].add_column(column, kind)
             self.db.execute("PRAGMA user_version = 2")
+        if version < 3:  # test selection (teeth.selection): what each test executed, and the keys it ran under
+            self.db["tests"].create({"run_id": int, "profile": str, "test": str, "duration": float, "failure": str},
+                                    pk=("run_id", "profile", "test"), if_not_exists=True)
+            for column in ("covers", "test_key", "profile_key"):
+                if column not in self.db["tests"].columns_dict:
+                    self.db["tests"].add_column(column, str)
+            self.db["tests"].create_index(["profile", "test"], if_not_exists=True)
+            self.db.execute("PRAGMA user_version = 3")
 
     # -- writes ---------------------------------------------------------------
     def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
@@ -91,10 +99,13 @@ class Store:
         self.db["outcomes"].upsert_all(({"run_id": run_id, **row} for row in rows),
                                        pk=("run_id", "mutant_id", "profile"))
 
-    def record_tests(self, run_id: int, profile: str, tests: dict[str, dict]) -> None:
+    def record_tests(self, run_id: int, profile: str, tests: dict[str, dict], covers: dict | None = None,
+                     test_keys: dict | None = None, profile_key: str | None = None) -> None:
         self.db["tests"].upsert_all(({
             "run_id": run_id, "profile": profile, "test": test, "duration": record["duration"],
             "failure": json.dumps(record["failure"]) if record["failure"] else None,
+            "covers": json.dumps(covers[test]) if covers is not None else None,
+            "test_key": (test_keys or {}).get(test), "profile_key": profile_key,
         } for test, record in tests.items()), pk=("run_id", "profile", "test"))
 
     def finish_run(self, run_id: int, status: str, timings: dict, totals: dict) -> None:
@@ -116,6 +127,14 @@ class Store:
             where.append("status = ?"), params.append(status)
         rows = list(self.db["runs"].rows_where(" and ".join(where) or None, params, order_by="id desc", limit=1))
         return rows[0] if rows else None
+
+    def test_records(self, target: str, profile: str, profile_key: str) -> dict[str, dict]:
+        """Each test's newest passing baseline record of `target` under this profile and profile key."""
+        sql = """select t.test, t.covers, t.test_key from tests t join runs r on r.id = t.run_id
+                 where r.target = ? and t.profile = ? and t.profile_key = ? and t.covers is not null
+                   and t.failure is null order by t.run_id"""
+        return {row["test"]: {"covers": json.loads(row["covers"]), "test_key": row["test_key"]}
+                for row in self.db.query(sql, [target, profile, profile_key])}
 
     def done_keys(self, run_id: int) -> set[tuple[str, str]]:
         return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}

@@ -44,8 +44,8 @@ class Backend:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def baseline(self, timeout: float) -> dict[str, dict]:
-        """Every collected test run once unmutated: {nodeid: {failure, duration, lines}}."""
+    def baseline(self, timeout: float, tests: list[str] | None = None) -> dict[str, dict]:
+        """The collected tests (or those of `tests`) run once unmutated: {nodeid: {failure, duration, lines}}."""
         raise NotImplementedError
 
     def execute(self, tasks: Iterable[Task]) -> Iterator[Result]:

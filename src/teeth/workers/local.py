@@ -69,8 +69,8 @@ class LocalBackend(Backend):
         with open(self.log.name, errors="replace") as handle:
             return " | ".join(handle.read().strip().splitlines()[-lines:])
 
-    def baseline(self, timeout: float) -> dict[str, dict]:
-        self._send({"cmd": "baseline", "timeout": timeout})
+    def baseline(self, timeout: float, tests: list[str] | None = None) -> dict[str, dict]:
+        self._send({"cmd": "baseline", "timeout": timeout, "tests": tests})
         message = self._read()
         if message.get("event") == "fatal":
             raise WorkerFailed(message["message"])

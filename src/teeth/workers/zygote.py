@@ -99,8 +99,9 @@ class Zygote:
                 return {"status": "killed", "tests_run": count, "test_seconds": test_seconds, **failure}
         return {"status": "survived", "tests_run": len(command["tests"]), "test_seconds": test_seconds}
 
-    def baseline(self) -> dict:
-        return {"status": "baseline", "tests": measure(list(self.items.values()), self.files, _run_item)}
+    def baseline(self, only: list[str] | None) -> dict:
+        items = list(self.items.values()) if only is None else [self.items[t] for t in only if t in self.items]
+        return {"status": "baseline", "tests": measure(items, self.files, _run_item)}
 
     def handle(self, command: dict) -> bool:
         kind = command["cmd"]
@@ -109,7 +110,7 @@ class Zygote:
         if kind == "baseline":
             # In this process, not a child: the baseline also warms every lazy import and first-call
             # initialisation (torch's take seconds) that each forked mutant would otherwise pay again.
-            self.channel.send({"event": "result", "id": "baseline", **self.baseline()})
+            self.channel.send({"event": "result", "id": "baseline", **self.baseline(command.get("tests"))})
             gc.collect()
             gc.freeze()  # children then leave the warm heap's pages shared
             torch = sys.modules.get("torch")
