@@ -2,11 +2,15 @@
 
 Atomic accumulation computes the same sum in another order: the accuracy cells let it live;
 the determinism check (the interpreter's program order shuffled) and batch invariance kill it.
+The slice runs in a git copy of the project, where a `teeth check` of a one-function change then
+baselines only the tests the slice's run recorded as executing that function.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,18 +41,43 @@ triton_interpret_fp32 = ["kernels/triton_ops/rmsnorm.py"]
 """
 
 
-def teeth(*args: str, db: Path) -> list[dict]:
-    done = subprocess.run([sys.executable, "-m", "teeth.cli", *args, "--db", str(db)], cwd=REPO,
+COPIED = ["kernels", "tests/kernels", "src/batcher", "tests/batcher"]  # the batcher: pyproject names its target
+CHANGES = [  # one function of each implementation, behaviour kept
+    ("kernels/torch_ops/rmsnorm.py", "        contrib = dyf * xhat\n", "        contrib = xhat * dyf\n"),
+    ("kernels/triton_ops/rmsnorm.py", "    rstd = 1.0 / tl.sqrt(tl.sum(sq, axis=0) / D + eps)\n",
+     "    mean_sq = tl.sum(sq, axis=0) / D\n    rstd = 1.0 / tl.sqrt(mean_sq + eps)\n"),
+]
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True,
+                   capture_output=True)
+
+
+def teeth(*args: str, db: Path, cwd: Path = REPO, ok: tuple = (0,)) -> tuple[list[dict], str]:
+    done = subprocess.run([sys.executable, "-m", "teeth.cli", *args, "--db", str(db)], cwd=cwd,
                           capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode in ok, done.stderr[-2000:]
     listed = subprocess.run([sys.executable, "-m", "teeth.cli", "results", "--format", "json", "--db", str(db)],
-                            cwd=REPO, capture_output=True, text=True, timeout=120)
-    return json.loads(listed.stdout)
+                            cwd=cwd, capture_output=True, text=True, timeout=120)
+    return json.loads(listed.stdout), done.stdout
 
 
 @pytest.fixture(scope="module")
-def rmsnorm_slice(tmp_path_factory) -> list[dict]:
-    return teeth("run", "--target", "kernels", "--op", "rmsnorm", db=tmp_path_factory.mktemp("slice") / "t.db")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("slice") / "project"
+    for folder in COPIED:
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+@pytest.fixture(scope="module")
+def rmsnorm_slice(project) -> list[dict]:
+    return teeth("run", "--target", "kernels", "--op", "rmsnorm", db=project.parent / "t.db", cwd=project)[0]
 
 
 def test_every_rmsnorm_domain_mutant_is_killed_or_skipped_with_a_reason(rmsnorm_slice):
@@ -74,7 +103,27 @@ def test_atomic_accumulation_is_killed_by_determinism_or_batch_invariance(rmsnor
 def test_accuracy_checks_alone_let_atomic_accumulation_live(tmp_path):
     config = tmp_path / "teeth.toml"
     config.write_text(ACCURACY_ONLY.format(root=REPO.as_posix()))
-    rows = teeth("run", "--target", "rmsnorm_accuracy_only", "--config", str(config), db=tmp_path / "t.db")
+    rows, _ = teeth("run", "--target", "rmsnorm_accuracy_only", "--config", str(config), db=tmp_path / "t.db")
     measured = [r for r in rows if r["status"] != "skipped"]
     assert {r["profile"] for r in measured} == {"torch_cpu_fp32", "triton_interpret_fp32"}
     assert {r["status"] for r in measured} == {"survived"}
+
+
+def test_a_one_function_check_baselines_only_the_tests_that_reach_it(project, rmsnorm_slice):
+    git(project, "checkout", "-q", "-b", "feature")
+    for file, before, after in CHANGES:
+        path = project / file
+        assert before in path.read_text()
+        path.write_text(path.read_text().replace(before, after))
+    git(project, "commit", "-q", "-am", "one function in each implementation")
+    rows, out = teeth("check", "--base", "main", "--target", "kernels", db=project.parent / "t.db", cwd=project)
+    selected = dict(re.findall(r"baseline \[(\w+)\]: (\d+) of \d+ tests", out))
+    assert set(selected) == {"torch_cpu_fp32", "triton_interpret_fp32"}, out
+    collected = dict(re.findall(r"baseline \[(\w+)\]: \d+ of (\d+) tests", out))
+    assert all(0 < int(selected[p]) < int(collected[p]) for p in selected), out
+    # The mutants the slice measured in these functions end the same way with the selected baseline.
+    before = {(r["mutant"], r["profile"]): r["status"] for r in rmsnorm_slice}
+    now = {(r["mutant"], r["profile"]): r["status"] for r in rows}  # `teeth results`: the check's run
+    common = set(before) & set(now)
+    assert {p for _, p in common} == {"torch_cpu_fp32", "triton_interpret_fp32"}, out
+    assert "killed" in {now[k] for k in common} and all(now[k] == before[k] for k in common), out

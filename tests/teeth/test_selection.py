@@ -128,3 +128,18 @@ def test_without_a_recorded_run_the_whole_baseline_runs(project, teeth):
     done = check(teeth, root)
     assert "baseline [cpu]" not in done.stdout and "7 run" in done.stdout, done.stdout + done.stderr
     assert len(baseline_tests(teeth.db, check_runs(teeth.db)[-1]["id"])) == 2
+
+
+def test_tests_of_a_mutated_function_run_even_when_nothing_they_executed_changed(project, teeth):
+    root = git_repo(project("weak_suite"))
+    edit(root, TAKE_ROWS, TAKE_ROWS_CHANGED)
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0  # recorded on the changed tree
+    (root / "tests" / "test_more_totals.py").write_text(
+        "from rows import total\n\n\ndef test_total_of_nothing():\n    assert total([]) == 0\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a test of another function")
+    done = check(teeth, root)  # survivors rerun (any new test might kill them), with take_rows' test
+    assert "baseline [cpu]: 2 of 3 tests (1 covers a mutated function, 1 new or changed test)" in done.stdout, \
+        done.stdout + done.stderr
+    rows = outcomes(teeth.db, check_runs(teeth.db)[-1]["id"])
+    assert "no_coverage" not in {r["status"] for r in rows}
