@@ -13,7 +13,7 @@ from teeth.gate import Policy, Verdict, evaluate
 from teeth.incremental import OutcomeCache
 from teeth.lab import Lab, Progress, run_metadata
 from teeth.operators import select_operators
-from teeth.selection import TestSelection
+from teeth.selection import BaselineSelection
 from teeth.store import Store
 
 
@@ -47,7 +47,7 @@ def check_target(store: Store, target: Target, changes: Changes, backend_factory
     """Run the target's mutants in changed functions (cached ones reused) and gate the recorded run."""
     touched = [f for f in target.files if os.path.realpath(f) in changes.lines]  # only changed files are parsed
     cache = OutcomeCache(target, store, reuse=use_cache)
-    selection = TestSelection(target, store, enabled=use_cache)
+    selection = BaselineSelection(target, store, enabled=use_cache)
     lab = Lab(target, store, backend_factory, progress, cache=cache, selection=selection)
     functions: list[str] = []
 

@@ -17,7 +17,7 @@ from teeth.errors import BaselineFailed, ConfigError
 from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
 from teeth.profiles import Profile
-from teeth.selection import TestSelection
+from teeth.selection import BaselineSelection
 from teeth.store import Store
 from teeth.workers.base import BASELINE_TIMEOUT, Backend, Result, Task
 
@@ -76,12 +76,12 @@ def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
 class Lab:
     def __init__(self, target: Target, store: Store, backend_factory: Callable[[Target, Profile, int], Backend],
                  progress: Progress | None = None, cache: OutcomeCache | None = None,
-                 selection: TestSelection | None = None):
+                 selection: BaselineSelection | None = None):
         self.target, self.store, self.backend_factory = target, store, backend_factory
         self.progress = progress or Progress()
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
         # What each baseline test executed is always recorded; only `teeth check` selects from it.
-        self.selection = selection or TestSelection(target, store, enabled=False)
+        self.selection = selection or BaselineSelection(target, store, enabled=False)
 
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,

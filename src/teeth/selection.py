@@ -113,7 +113,7 @@ def choose(collected: list[str], recorded: dict[str, dict], now: Fingerprints, m
     return chosen, why
 
 
-class TestSelection:
+class BaselineSelection:
     """Baseline test selection for one target, and the record each baseline leaves for the next."""
 
     def __init__(self, target: Target, store, enabled: bool):
