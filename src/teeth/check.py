@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from teeth.changes import Changes, changed_lines, in_scope
 from teeth.config import Config, Target
@@ -28,7 +27,7 @@ class TargetCheck:
     executed: int  # mutants a worker ran in this check
     reused: int  # outcomes taken from an earlier run
     worker: bool  # whether a warm worker was started
-    baseline: dict = dataclasses.field(default_factory=dict)  # profile -> (tests run, collected, reasons)
+    baseline: dict = field(default_factory=dict)  # profile -> (tests run, collected, reasons)
 
 
 def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Changes]]:

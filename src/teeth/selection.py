@@ -35,7 +35,7 @@ class Fingerprints:
     def __init__(self, target: Target):
         self.target = target
         self.by_key: dict[str, str] = {}
-        self._lines: dict[str, list[tuple[int, int, str]]] = {}  # realpath -> (first, last, key), by first line
+        self._lines: dict[str, dict[int, str]] = {}  # realpath -> {line: key of the outer function holding it}
         for file in target.files:
             self._add(file)
 
@@ -46,35 +46,28 @@ class Fingerprints:
             text = Path(real).read_text()
             spans = function_spans(text)
         except (OSError, SyntaxError, ValueError):
-            self._lines[real] = []
+            self._lines[real] = {}
             return
         lines = text.splitlines()
         outer = sorted((first, last, qual) for qual, found in spans.items() if ".<locals>" not in qual
                        for first, last in found)
-        inside = set()
-        for first, last, _ in outer:
-            inside.update(range(first, last + 1))
+        table = self._lines[real] = {}  # methods and functions never overlap: classes are not spans
+        for first, last, qual in outer:
+            table.update(dict.fromkeys(range(first, last + 1), f"{shown}::{qual}"))
         # Module-level text without blank and comment lines: moving a function or adding a comment changes nothing.
         module = _short("\n".join(line.rstrip() for number, line in enumerate(lines, 1)
-                                   if number not in inside and line.strip() and not line.lstrip().startswith("#")))
+                                   if number not in table and line.strip() and not line.lstrip().startswith("#")))
         self.by_key[f"{shown}::{MODULE}"] = module
-        table = []
         for first, last, qual in outer:
             key = f"{shown}::{qual}"
             # Same-named definitions (a redefinition, a property setter) share one key and fingerprint.
             self.by_key[key] = _short(self.by_key.get(key, "") + module + "\n".join(lines[first - 1:last]))
-            table.append((first, last, key))
-        self._lines[real] = table
 
     def key_of(self, path: str, line: int) -> str:
         real = os.path.realpath(path)
         if real not in self._lines:
             self._add(Path(real))
-        # Methods sit inside no other outer span (classes are not spans), so the first match is the innermost.
-        for first, last, key in self._lines[real]:
-            if first <= line <= last:
-                return key
-        return f"{self.target.display_path(Path(real))}::{MODULE}"
+        return self._lines[real].get(line) or f"{self.target.display_path(Path(real))}::{MODULE}"
 
     def covers(self, lines_by_file: dict[str, list[int]]) -> dict[str, str]:
         """What one test executed, as the fingerprints it depends on."""

@@ -130,11 +130,13 @@ class Store:
 
     def test_records(self, target: str, profile: str, profile_key: str) -> dict[str, dict]:
         """Each test's newest passing baseline record of `target` under this profile and profile key."""
-        sql = """select t.test, t.covers, t.test_key from tests t join runs r on r.id = t.run_id
-                 where r.target = ? and t.profile = ? and t.profile_key = ? and t.covers is not null
-                   and t.failure is null order by t.run_id"""
+        sql = """select t.test, t.covers, t.test_key from tests t join (
+                   select t2.test, max(t2.run_id) as run_id from tests t2 join runs r on r.id = t2.run_id
+                   where r.target = ? and t2.profile = ? and t2.profile_key = ? and t2.covers is not null
+                     and t2.failure is null group by t2.test) newest
+                 on t.test = newest.test and t.run_id = newest.run_id and t.profile = ?"""
         return {row["test"]: {"covers": json.loads(row["covers"]), "test_key": row["test_key"]}
-                for row in self.db.query(sql, [target, profile, profile_key])}
+                for row in self.db.query(sql, [target, profile, profile_key, profile])}
 
     def done_keys(self, run_id: int) -> set[tuple[str, str]]:
         return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}

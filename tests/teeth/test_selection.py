@@ -143,3 +143,25 @@ def test_tests_of_a_mutated_function_run_even_when_nothing_they_executed_changed
         done.stdout + done.stderr
     rows = outcomes(teeth.db, check_runs(teeth.db)[-1]["id"])
     assert "no_coverage" not in {r["status"] for r in rows}
+
+
+def test_each_test_keeps_its_newest_passing_record_under_the_same_keys(tmp_path):
+    from teeth.store import Store
+
+    store = Store(tmp_path / "t.db")
+    runs = [store.start_run("rows", ["cpu"], [], {}) for _ in range(3)]
+    ok = {"failure": None, "duration": 0.1}
+
+    def record(run, tests, profile_key="p", failure=None):
+        results = {t: {**ok, "failure": failure} for t in tests}
+        store.record_tests(run, "cpu", results, covers={t: {f"rows.py::f{run}": "x"} for t in tests},
+                           test_keys={t: "k" for t in tests}, profile_key=profile_key)
+
+    record(runs[0], ["a", "b", "c"])
+    record(runs[1], ["a"])  # a selected baseline: only some tests
+    record(runs[2], ["b"], failure={"test": "b"})  # failing: not a record to select from
+    record(runs[2], ["c"], profile_key="other")  # another profile key: not comparable
+    found = store.test_records("rows", "cpu", "p")
+    assert {t: list(r["covers"]) for t, r in found.items()} == {
+        "a": [f"rows.py::f{runs[1]}"], "b": [f"rows.py::f{runs[0]}"], "c": [f"rows.py::f{runs[0]}"]}
+    assert store.test_records("other", "cpu", "p") == {}
