@@ -46,7 +46,7 @@ def check_target(store: Store, target: Target, changes: Changes, backend_factory
     """Run the target's mutants in changed functions (cached ones reused) and gate the recorded run."""
     touched = [f for f in target.files if os.path.realpath(f) in changes.lines]  # only changed files are parsed
     cache = OutcomeCache(target, store, reuse=use_cache)
-    selection = BaselineSelection(target, store, enabled=use_cache)
+    selection = BaselineSelection(target, store, cache, enabled=use_cache)
     lab = Lab(target, store, backend_factory, progress, cache=cache, selection=selection)
     functions: list[str] = []
 

@@ -81,7 +81,7 @@ class Lab:
         self.progress = progress or Progress()
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
         # What each baseline test executed is always recorded; only `teeth check` selects from it.
-        self.selection = selection or BaselineSelection(target, store, enabled=False)
+        self.selection = selection or BaselineSelection(target, store, self.cache, enabled=False)
 
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,

@@ -109,9 +109,8 @@ def choose(collected: list[str], recorded: dict[str, dict], now: Fingerprints, m
 class BaselineSelection:
     """Baseline test selection for one target, and the record each baseline leaves for the next."""
 
-    def __init__(self, target: Target, store, enabled: bool):
-        self.target, self.store, self.enabled = target, store, enabled
-        self.keys = OutcomeCache(target, store, reuse=False)
+    def __init__(self, target: Target, store, keys: OutcomeCache, enabled: bool):
+        self.target, self.store, self.keys, self.enabled = target, store, keys, enabled  # keys: the run's cache
         self._now: Fingerprints | None = None
         self.chosen: dict[str, tuple[int, int, dict]] = {}  # profile -> (selected, collected, reasons)
 
