@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
-python -m pip install --quiet --disable-pip-version-check -e ".[triton,ray]"
+python -m pip install --quiet --disable-pip-version-check -e ".[triton,ray,test]"

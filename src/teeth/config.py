@@ -8,6 +8,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from teeth.config_schema import validate
 from teeth.errors import ConfigError
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 
@@ -77,28 +78,39 @@ def find_config(explicit: str | None, start: Path | None = None) -> Path:
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and "tool" in _read_toml(candidate) and "teeth" in _read_toml(candidate)["tool"]:
+        if candidate.is_file() and _teeth_table(_read_toml(candidate), True) is not None:
             return candidate
     raise ConfigError("no [tool.teeth] table in any pyproject.toml from here up; pass --config PATH")
 
 
 def _read_toml(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
+        return tomllib.loads(path.read_bytes().decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror}") from None
+
+
+def _teeth_table(data: dict, pyproject: bool):
+    """[tool.teeth] of a pyproject.toml; a --config file's top level, or its [tool.teeth] / [teeth]."""
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "teeth" in tool:
+        return tool["teeth"]
+    if pyproject:
+        return data.get("teeth")
+    return data.get("teeth", data)
 
 
 def load_config(explicit: str | None = None, start: Path | None = None) -> Config:
     path = find_config(explicit, start)
-    data = _read_toml(path)
-    table = data.get("tool", {}).get("teeth", data.get("teeth", {})) if path.name == "pyproject.toml" else data
-    if "tool" in table and "teeth" in table["tool"]:
-        table = table["tool"]["teeth"]
+    table = _teeth_table(_read_toml(path), path.name == "pyproject.toml")
+    checked = validate({} if table is None else table, str(path))  # every key's type, before anything else
     profiles = dict(BUILTIN_PROFILES)
-    for name, ptable in table.get("profiles", {}).items():
-        profiles[name] = profile_from_table(name, ptable)
-    targets = {name: _target(name, ttable, path.parent, profiles) for name, ttable in table.get("targets", {}).items()}
+    for name, ptable in checked.profiles.items():
+        profiles[name] = profile_from_table(name, ptable.model_dump(exclude_unset=True))
+    targets = {name: _target(name, ttable.model_dump(exclude_unset=True), path.parent, profiles)
+               for name, ttable in checked.targets.items()}
     return Config(path=path, targets=targets)
 
 

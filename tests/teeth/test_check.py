@@ -117,7 +117,7 @@ def test_a_drop_below_the_base_commits_rate_beyond_the_tolerance_fails(project, 
 def test_fail_under_given_as_a_percentage_is_a_config_error(project, teeth):
     root = git_repo(project("weak_suite"), fail_under="80")
     edit(root, TOTAL, TOTAL_CHANGED)
-    assert_one_line_error(check(teeth, root), "fail_under = 80 must be a fraction from 0 to 1")
+    assert_one_line_error(check(teeth, root), "fail_under = 80 (int): expected a fraction from 0 to 1")
     assert not teeth.db.exists()
 
 

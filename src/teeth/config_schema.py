@@ -1,0 +1,107 @@
+"""The config's schema (pydantic): every key, its type and range; a violation is one line naming key, value, expectation."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from teeth.errors import ConfigError
+
+class _Table(BaseModel):
+    # strict: "5" is not a number and "tests" is not a list of one; unknown keys are refused
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class TargetTable(_Table):
+    """`[tool.teeth.targets.NAME]`"""
+
+    files: list[str] = []
+    modules: list[str] = []
+    tests: list[str] = Field(min_length=1)
+    pytest_args: list[str] = []
+    operators: list[str] | None = None
+    profiles: list[str] = ["cpu"]
+    ops: dict[str, str] = {}
+    root: str = "."
+    fail_under: float | None = Field(default=None, ge=0, le=1)
+    tolerance: float = Field(default=0.0, ge=0, le=1)
+    required_operators: list[str] | None = None
+    timeout_floor: float = Field(default=5.0, ge=0)
+    timeout_factor: float = Field(default=5.0, ge=0)
+    profile_files: dict[str, list[str]] = {}
+    op_from: Literal["function", "file"] = "function"
+
+
+class ProfileTable(_Table):
+    """`[tool.teeth.profiles.NAME]`"""
+
+    env: dict[str, str | int | float] = {}
+    pytest_args: list[str] | None = None
+    requires: Literal["cuda"] | None = None
+
+
+class TeethTable(_Table):
+    """`[tool.teeth]` (or the top of a `--config` file)."""
+
+    targets: dict[str, TargetTable] = {}
+    profiles: dict[str, ProfileTable] = {}
+
+
+EXPECTED = {  # pydantic's error type -> what the key takes, in words
+    "list_type": "a list", "string_type": "a string", "dict_type": "a table", "model_type": "a table",
+    "float_type": "a number", "int_type": "an integer", "missing": "a value (the key is required)",
+    "too_short": "at least one entry",
+}
+EXPECTED_OF_KEY = {"fail_under": "a fraction from 0 to 1 (0.8 means 80%)", "tolerance": "a fraction from 0 to 1"}
+
+
+UNION_TAGS = {"str", "int", "float"}  # pydantic names the member of `str | int | float` in an error's location
+
+
+def validate(table: object, where: str) -> TeethTable:
+    """The teeth table, checked; a ConfigError of one line naming each bad key otherwise."""
+    try:
+        return TeethTable.model_validate(table)
+    except ValidationError as exc:
+        grouped: dict[tuple, list[dict]] = {}
+        for error in exc.errors(include_url=False):
+            loc = tuple(error["loc"])
+            grouped.setdefault(loc[:-1] if loc and loc[-1] in UNION_TAGS else loc, []).append(error)
+        problems = [_describe(loc, errors) for loc, errors in grouped.items()]
+        more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise ConfigError(f"{where}: " + "; ".join(problems[:3]) + more) from None
+
+
+def _describe(loc: tuple, errors: list[dict]) -> str:
+    key = "".join(f"[{part}]" if isinstance(part, int) else f".{_quote(part)}" for part in loc).lstrip(".")
+    key = key or "the teeth table"
+    kind = errors[0]["type"]
+    if kind == "missing":
+        return f"{key}: missing; expected {EXPECTED[kind]}"
+    given = _shown(errors[0].get("input"))
+    if kind == "extra_forbidden":
+        known = _known_keys(loc[:-1])
+        return f"{key} = {given}: unknown key" + (f"; known keys: {', '.join(known)}" if known else "")
+    expected = EXPECTED_OF_KEY.get(loc[-1]) if loc and len(loc) == 3 else None
+    expected = expected or " or ".join(dict.fromkeys(
+        EXPECTED.get(e["type"]) or e["msg"].removeprefix("Input should be ") for e in errors))
+    return f"{key} = {given}: expected {expected}"
+
+
+def _quote(part: str) -> str:
+    return part if part.replace("_", "").isalnum() else f'"{part}"'
+
+
+def _shown(value: object, width: int = 40) -> str:
+    text = repr(value)
+    return (text if len(text) <= width else text[: width - 1] + "…") + f" ({type(value).__name__})"
+
+
+def _known_keys(loc: tuple) -> list[str]:
+    """The keys the table at `loc` accepts: the top level, a target or a profile."""
+    if not loc:
+        return sorted(TeethTable.model_fields)
+    if len(loc) == 2:
+        return sorted({"targets": TargetTable, "profiles": ProfileTable}[loc[0]].model_fields)
+    return []
