@@ -11,6 +11,7 @@ from pathlib import Path
 import sqlite_utils
 
 from teeth.errors import TeethError
+from teeth.store_opening import migration_lock, open_for_writing, open_read_only, require_teeth_tables
 
 SCHEMA_VERSION = 3
 DEFAULT_DB = "db/teeth.db"
@@ -29,23 +30,34 @@ class Store:
     """One writer; every table and query of teeth's database."""
 
     def __init__(self, path: Path | str, create: bool = True):
+        """create=False: a reading command's store, opened read-only; it never creates or migrates."""
         self.path = Path(path)
-        if not self.path.exists() and not create:
-            raise TeethError(f"no teeth database at {self.path} (run `teeth run` first, or pass --db)")
+        if not create:
+            self.db = open_read_only(self.path)
+            self._check_version(self.db.execute("PRAGMA user_version").fetchone()[0])
+            require_teeth_tables(self.db, self.path)
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite_utils.Database(self.path)
+            self.db = open_for_writing(self.path)
             self._migrate()
         except (OSError, sqlite3.OperationalError, sqlite3.DatabaseError) as exc:
             raise TeethError(f"cannot use database {self.path}: {exc}") from None
 
     # -- schema ---------------------------------------------------------------
-    def _migrate(self) -> None:
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+    def _check_version(self, version: int) -> None:
         if version > SCHEMA_VERSION:
             raise TeethError(f"database {self.path} has schema {version}, newer than this teeth "
                              f"understands ({SCHEMA_VERSION}); upgrade teeth")
+
+    def _migrate(self) -> None:
+        self._check_version(self.db.execute("PRAGMA user_version").fetchone()[0])
         self.db.execute("PRAGMA journal_mode=WAL")
+        with migration_lock(self.db) as version:  # re-read under the write lock: another run may have migrated
+            self._check_version(version)
+            self._steps(version)
+
+    def _steps(self, version: int) -> None:
         if version < 1:
             self.db["runs"].create({
                 "id": int, "target": str, "started_at": str, "finished_at": str, "status": str,

@@ -1,0 +1,65 @@
+"""Opening the database: read-only for reading commands, refusing files that are not teeth's, migrating under a lock."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+import sqlite_utils
+
+from teeth.errors import TeethError
+
+BUSY_TIMEOUT = 60.0  # seconds a connection waits for another writer (two runs creating one database) before failing
+TEETH_TABLES = {"runs", "mutants", "outcomes"}
+
+
+def open_read_only(path: Path) -> sqlite_utils.Database:
+    """A connection that cannot write (sqlite `mode=ro`); the file must already be a teeth database."""
+    if not path.exists():
+        raise TeethError(f"no teeth database at {path} (run `teeth run` first, or pass --db)")
+    if path.is_file() and path.stat().st_size == 0:
+        raise TeethError(f"{path} is an empty file, not a teeth database; left as it is")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT,
+                               check_same_thread=False)
+        db = sqlite_utils.Database(conn)
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = set(db.table_names())
+    except sqlite3.DatabaseError as exc:
+        raise TeethError(f"cannot use database {path}: {exc}") from None
+    if version == 0:
+        what = "an empty SQLite database" if not tables else "not a teeth database (it has no teeth schema)"
+        raise TeethError(f"{path} is {what}; left as it is")
+    return db
+
+
+def require_teeth_tables(db: sqlite_utils.Database, path: Path) -> None:
+    if TEETH_TABLES - set(db.table_names()):
+        raise TeethError(f"{path} is not a teeth database (it lacks teeth's tables); left as it is")
+
+
+def open_for_writing(path: Path) -> sqlite_utils.Database:
+    """A connection that waits for other writers; a SQLite file of another application is refused, untouched."""
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, check_same_thread=False)
+    db = sqlite_utils.Database(conn)
+    version, tables = db.execute(  # one statement, one snapshot: another run may be committing its migration
+        "select (select user_version from pragma_user_version), "
+        "(select count(*) from sqlite_master where type = 'table' and name not like 'sqlite%')").fetchone()
+    if version == 0 and tables:
+        conn.close()
+        raise TeethError(f"{path} is not a teeth database (it has other tables and no teeth schema); left as it is")
+    return db
+
+
+@contextlib.contextmanager
+def migration_lock(db: sqlite_utils.Database):
+    """One migration at a time: BEGIN IMMEDIATE takes the write lock before the schema version is re-read."""
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db.execute("PRAGMA user_version").fetchone()[0]
+    except BaseException:
+        db.conn.rollback()
+        raise
+    else:
+        db.conn.commit()

@@ -1,0 +1,155 @@
+"""Reading commands open the database read-only and never create or migrate; other files are refused untouched; creation is safe under concurrency."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from teeth.cli import main
+from teeth.store import Store
+
+READS = {
+    "results": ["results"],
+    "show": ["show", "abc"],
+    "history": ["history"],
+    "report": ["report", "--html", "REPORT"],
+}
+
+
+def read(command: str, db: Path, tmp_path: Path):
+    args = [str(tmp_path / "html") if a == "REPORT" else a for a in READS[command]]
+    return CliRunner().invoke(main, [*args, "--db", str(db)])
+
+
+def assert_refused(result, *fragments):
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize("command", sorted(READS))
+def test_another_applications_sqlite_file_is_refused_and_left_byte_identical(tmp_path, command):
+    db = tmp_path / "app" / "other.db"
+    db.parent.mkdir()
+    with sqlite3.connect(db) as conn:
+        conn.execute("create table notes (id integer primary key, body text)")
+        conn.execute("insert into notes (body) values ('mine')")
+    conn.close()
+    before = files_of(db.parent)
+    assert_refused(read(command, db, tmp_path), "not a teeth database", str(db))
+    assert files_of(db.parent) == before
+    assert not (tmp_path / "html").exists()
+
+
+@pytest.mark.parametrize("command", sorted(READS))
+def test_an_empty_file_is_refused_and_stays_empty(tmp_path, command):
+    db = tmp_path / "empty.db"
+    db.touch()
+    assert_refused(read(command, db, tmp_path), "empty file, not a teeth database")
+    assert db.read_bytes() == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"]
+
+
+def test_run_refuses_another_applications_sqlite_file(tmp_path, project):
+    root = project("weak_suite")
+    db = tmp_path / "other.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("create table notes (id integer primary key, body text)")
+    conn.close()
+    before = db.read_bytes()
+    result = CliRunner().invoke(main, ["run", "--target", "rows", "--config", str(root / "pyproject.toml"),
+                                       "--db", str(db)])
+    assert_refused(result, "not a teeth database")
+    assert db.read_bytes() == before
+
+
+def version_1_database(path: Path) -> None:
+    """A teeth database as the first schema made it: reading it must not migrate it."""
+    with sqlite3.connect(path) as conn:
+        conn.executescript("""
+            create table runs (id integer primary key, target text, started_at text, finished_at text, status text,
+                               "commit" text, dirty integer, profiles text, operators text, versions text,
+                               timings text, totals text, options text);
+            create table mutants (id text primary key, target text, file text, line integer, end_line integer,
+                                  function text, op text, operator text, original text, replacement text,
+                                  diff text, skip text);
+            create table outcomes (run_id integer, mutant_id text, profile text, status text, killed_by text,
+                                   "check" text, duration float, tests_run integer, test_seconds float, detail text,
+                                   primary key (run_id, mutant_id, profile));
+            create table tests (run_id integer, profile text, test text, duration float, failure text,
+                                primary key (run_id, profile, test));
+            insert into runs (id, target, started_at, status) values (1, 'rows', '2025-01-01T00:00:00', 'completed');
+            insert into mutants (id, target, file, line, end_line, function, op, operator, original, replacement,
+                                 diff) values ('abc123', 'rows', 'rows.py', 2, 2, 'take', 'take', 'whole_batch',
+                                 'x[1:]', 'x', '');
+            insert into outcomes (run_id, mutant_id, profile, status) values (1, 'abc123', 'cpu', 'survived');
+            pragma user_version = 1;
+        """)
+    conn.close()
+
+
+@pytest.mark.parametrize("command", ["results", "show", "history"])
+def test_reading_an_older_teeth_database_never_migrates_it(tmp_path, command):
+    db = tmp_path / "old.db"
+    version_1_database(db)
+    before = db.read_bytes()
+    result = read(command, db, tmp_path)
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert db.read_bytes() == before
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("pragma user_version").fetchone()[0] == 1
+        assert conn.execute("pragma journal_mode").fetchone()[0] == "delete"
+    conn.close()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through file modes")
+def test_a_read_only_database_can_be_read(tmp_path):
+    db = tmp_path / "teeth.db"
+    store = Store(db)
+    run_id = store.start_run("rows", ["cpu"], [], {})
+    store.finish_run(run_id, "completed", {}, {})
+    store.db.conn.close()
+    db.chmod(0o444)
+    tmp_path.chmod(0o555)  # no -shm or -wal can be created either
+    try:
+        result = CliRunner().invoke(main, ["results", "--db", str(db), "--format", "json"])
+    finally:
+        tmp_path.chmod(0o755)
+    assert result.exit_code == 0, (result.output, result.exception)
+
+
+RACER = """
+import sys
+from types import SimpleNamespace as Mutant
+from teeth.store import Store
+store = Store(sys.argv[1])
+run = store.start_run("t", [], [], {})
+store.record_mutants([Mutant(id=f"{sys.argv[2]}-{i}", target="t", file="f.py", line=i, end_line=i, function="f",
+                             op="f", operator="x", original="a", replacement="b", diff="", skip=None)
+                      for i in range(200)])
+store.finish_run(run, "completed", {}, {})
+"""
+
+
+def test_runs_creating_the_same_new_database_at_once_all_succeed(tmp_path):
+    for attempt in range(4):
+        db = tmp_path / f"try{attempt}" / "teeth.db"
+        racers = [subprocess.Popen([sys.executable, "-c", RACER, str(db), str(k)], stderr=subprocess.PIPE, text=True)
+                  for k in range(3)]
+        failures = [err for racer in racers if (err := racer.communicate(timeout=120)[1]) and racer.returncode]
+        assert not failures, failures
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("select count(*) from runs").fetchone()[0] == 3
+        conn.close()
