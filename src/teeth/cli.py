@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.syntax import Syntax
+from rich.text import Text
 
 from teeth.config import load_config
 from teeth.errors import EXIT_INTERRUPTED, TeethError
@@ -47,8 +48,8 @@ class RichProgress:
     LINE_EVERY = 10.0  # seconds between progress lines in a log (CI)
 
     def __init__(self):
-        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+        self.bar = Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
+                            MofNCompleteColumn(), TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                             console=errors, transient=False)
         self.task = None
         self.counts: dict[str, int] = {}
@@ -56,7 +57,7 @@ class RichProgress:
 
     def stage(self, text: str) -> None:
         if errors.is_terminal:
-            errors.print(f"[dim]{text}[/dim]")
+            errors.print(Text(text, style="dim"))
 
     def start(self, profile: str, total: int) -> None:
         if self.task is None:
@@ -102,12 +103,17 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     target = config.target(target_name)
     operators = select_operators(list(operator_names) or target.operators)
     profiles = _profiles(target, profile_names)
+    from teeth.preflight import discover_ops, require_resumable
+
+    if resume:
+        require_resumable(db_path(db), target)
+    found = discover_ops(target, operators, list(ops))  # an unknown --op is refused before the database is opened
     factory = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
     lab = Lab(target, store, factory, RichProgress())
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     try:
-        summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume,
+        summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found,
                           options={"ops": list(ops), "jobs": jobs, "operators": list(operator_names),
                                    "backend": backend, "address": address})
     except KeyboardInterrupt:
@@ -226,14 +232,14 @@ def show(mutant_id, db, fmt):
     if fmt == "json":
         click.echo(json.dumps({**mutant, "outcomes": outcomes}, indent=2))
         return
-    console.print(f"[bold]{mutant['id']}[/bold] {mutant['file']}:{mutant['line']} {mutant['function']} "
-                  f"op={mutant['op']} operator={mutant['operator']}")
+    console.print(Text.assemble((mutant["id"], "bold"), f" {mutant['file']}:{mutant['line']} {mutant['function']} "
+                                f"op={mutant['op']} operator={mutant['operator']}"))
     if mutant["skip"]:
-        console.print(f"not run: {mutant['skip']}")
+        console.print(Text(f"not run: {mutant['skip']}"))
     console.print(Syntax(mutant["diff"], "diff", theme="ansi_dark"))
     for o in outcomes:
         by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
-        console.print(f"run {o['run_id']} {o['profile']}: {o['status']}{by}" + (f" - {o['detail']}" if o["detail"] else ""))
+        console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{by}" + (f" - {o['detail']}" if o["detail"] else "")))
 
 
 @main.command()

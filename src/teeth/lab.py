@@ -86,13 +86,14 @@ class Lab:
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
             scope: Callable[[list[Mutant]], list[Mutant]] | None = None,
-            files: list | None = None) -> RunSummary:
-        """`files`: discover mutants in these of the target's files only (the workers still see them all)."""
+            files: list | None = None, discovery: Discovery | None = None) -> RunSummary:
+        """`files`: discover mutants in these of the target's files only (the workers still see them all);
+        `discovery`: mutants already discovered (the CLI checks --op before it opens the database)."""
         clock = {"started": time.perf_counter()}
         self.operators = {o.name: o for o in operators}
         searched = self.target if files is None else dataclasses.replace(self.target, files=files)
         self.progress.stage(f"discovering mutants in {len(searched.files)} file(s)")
-        discovery = discover(searched, operators)
+        discovery = discover(searched, operators) if discovery is None else discovery
         mutants = select_ops(discovery.mutants, ops)
         if scope is not None:  # teeth check: only the changed functions
             mutants = scope(mutants)

@@ -55,7 +55,7 @@ def history_table(history: History, max_runs: int = MAX_TERMINAL_RUNS) -> Group:
         runs_table.add_column(column)
     for run in runs:
         commit = (run.commit or "no git")[:10] + (" +dirty" if run.dirty else "")
-        runs_table.add_row(str(run.id), run.target, (run.started_at or "")[:16].replace("T", " "), commit,
+        runs_table.add_row(str(run.id), Text(run.target), (run.started_at or "")[:16].replace("T", " "), commit,
                            Text(run.status, style="" if run.status == "completed" else "yellow"))
     if hidden:
         runs_table.caption = f"{hidden} earlier run(s) not shown (narrow with --since)"
@@ -84,11 +84,11 @@ def _row(series: Series, runs: list[Run], multi_target: bool) -> list:
     point = series.points[last]
     caught = point["killed"] + point["timeout"]
     counted = caught + point["survived"] + point["no_coverage"]
-    cells = [Text(series.op, style="bold" if series.op.startswith("(") else ""), series.profile,
+    cells = [Text(series.op, style="bold" if series.op.startswith("(") else ""), Text(series.profile),
              sparkline(series.rates([r for r in runs if r.target == series.target])),
              Text(rate_text(point["kill_rate"]), style=rate_style(point["kill_rate"])),
              _change(values), f"{caught}/{counted}" + ("" if last == runs[-1].id else f" @{last}")]
-    return ([series.target] if multi_target else []) + cells
+    return ([Text(series.target)] if multi_target else []) + cells
 
 
 def svg_sparkline(rates: list[float | None], width: int = 64, height: int = 16) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 
@@ -39,6 +40,13 @@ def annotations(checks) -> list[str]:
     return lines
 
 
+def code_span(text: str) -> str:
+    """`text` as one markdown code span: fenced by more backticks than its longest run, `|` escaped for a table."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence, escaped = "`" * (longest + 1), text.replace("|", "\\|")
+    return f"{fence} {escaped} {fence}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
@@ -58,10 +66,11 @@ def summary_markdown(checks, passed: bool) -> str:
         out += ["", "### Survivors", "", "| mutant | where | operator | profile | status | change |",
                 "|---|---|---|---|---|---|"]
         for check, row in survivors:
-            change = " ".join(f"{row['original']} -> {row['replacement']}".split()).replace("|", "\\|")
+            change = " ".join(f"{row['original']} -> {row['replacement']}".split())
             mark = " (required)" if check.verdict.required(row) else ""
-            out.append(f"| `{row['mutant']}` | {_repo_path(check, row)}:{row['line']} | {row['operator']}{mark} | "
-                       f"{row['profile']} | {row['status']} | `{change[:120]}` |")
+            where = f"{_repo_path(check, row)}:{row['line']}"
+            out.append(f"| {code_span(row['mutant'])} | {code_span(where)} | {row['operator']}{mark} | "
+                       f"{code_span(row['profile'])} | {row['status']} | {code_span(change[:120])} |")
     notes = [n for c in checks for n in c.verdict.notes]
     out += ["", *(f"- {n}" for n in notes)] if notes else []
     return "\n".join(out) + "\n"

@@ -1,0 +1,29 @@
+"""What `teeth run` checks before it creates or writes the database: a run to resume, the ops asked for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from teeth.config import Target
+from teeth.discover import Discovery, discover
+from teeth.errors import ConfigError
+from teeth.lab import select_ops
+from teeth.operators import Operator
+from teeth.store import Store
+
+
+def require_resumable(path: Path, target: Target) -> None:
+    """`--resume`: the target's latest run must be interrupted; read-only, so a refusal changes nothing."""
+    if not path.exists():
+        raise ConfigError(f"nothing to resume: no teeth database at {path}")
+    latest = Store(path, create=False).latest_run(target.name)
+    if latest is None or latest["status"] != "interrupted":
+        raise ConfigError(f"nothing to resume: the latest run of target {target.name!r} "
+                          f"is {latest['status'] if latest else 'missing'}, not interrupted")
+
+
+def discover_ops(target: Target, operators: list[Operator], ops: list[str]) -> Discovery:
+    """Discover the target's mutants and refuse an op none of them belongs to, before anything is stored."""
+    discovery = discover(target, operators)
+    select_ops(discovery.mutants, ops)
+    return discovery
