@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,7 +13,8 @@ import coverage
 
 def measure(items: list, files: list[str], run_item: Callable) -> dict:
     """Run every item once under coverage.py with one dynamic context per test (in a worker child)."""
-    include = [os.path.realpath(f) for f in files]
+    # coverage reads include patterns as globs: a file named a[1].py is matched through `?` (only its lines are kept)
+    include = [re.sub(r"[][*?]", "?", os.path.realpath(f)) for f in files]
     cov = coverage.Coverage(data_file=None, include=include, config_file=False)
     tests: dict[str, dict] = {}
     cov.start()

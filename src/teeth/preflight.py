@@ -16,7 +16,9 @@ def require_resumable(path: Path, target: Target) -> None:
     """`--resume`: the target's latest run must be interrupted; read-only, so a refusal changes nothing."""
     if not path.exists():
         raise ConfigError(f"nothing to resume: no teeth database at {path}")
-    latest = Store(path, create=False).latest_run(target.name)
+    store = Store(path, create=False)
+    latest = store.latest_run(target.name)
+    store.db.conn.close()
     if latest is None or latest["status"] != "interrupted":
         raise ConfigError(f"nothing to resume: the latest run of target {target.name!r} "
                           f"is {latest['status'] if latest else 'missing'}, not interrupted")

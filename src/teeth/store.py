@@ -128,7 +128,7 @@ class Store:
     def run(self, run_id: int) -> dict:
         try:
             return self.db["runs"].get(run_id)
-        except sqlite_utils.db.NotFoundError:
+        except (sqlite_utils.db.NotFoundError, OverflowError):  # OverflowError: past SQLite's 64-bit integers
             raise TeethError(f"no run {run_id} in {self.path}") from None
 
     def latest_run(self, target: str | None = None, status: str | None = None) -> dict | None:
@@ -176,7 +176,8 @@ class Store:
         return rows
 
     def mutant(self, mutant_id: str) -> dict | None:
-        matches = list(self.db["mutants"].rows_where("id like ?", [mutant_id + "%"], limit=2))
+        matches = list(self.db["mutants"].rows_where("substr(id, 1, ?) = ?", [len(mutant_id), mutant_id],
+                                                       limit=2))  # a literal prefix: no LIKE wildcards
         if len(matches) > 1:
             raise TeethError(f"mutant id {mutant_id!r} is ambiguous; give more characters")
         return matches[0] if matches else None

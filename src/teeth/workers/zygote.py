@@ -197,6 +197,14 @@ class ZygotePlugin:
             self.collect_errors.append(f"{report.nodeid}: {lines[-1] if lines else 'collection failed'}")
 
     @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session):
+        try:
+            return (yield)
+        except pytest.UsageError as exc:  # a test id that matches nothing: say which
+            self.collect_errors.extend(" ".join(str(arg).split()) for arg in exc.args)
+            raise
+
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
         report = yield
         if call.excinfo is not None:
