@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teeth.errors import TeethError
+from teeth.sources import read_source
 
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
@@ -76,7 +77,7 @@ def changed_lines(ref: str, files: list[Path], cwd: Path) -> Changes:
     in_base = set(listed.stdout.splitlines())
     for rel, file in relative.items():
         if rel not in in_base:  # new since the base, or untracked: every line is new
-            count = len(Path(file).read_text().splitlines())
+            count = len(read_source(file).splitlines())
             changes.lines[os.path.realpath(file)] = set(range(1, count + 1))
     diff = git(["diff", "-U0", "--no-color", "--no-ext-diff", base, "--", *relative], toplevel)
     if diff.returncode != 0:
@@ -124,7 +125,7 @@ def in_scope(mutants: list, changes: Changes) -> list:
         if os.path.realpath(mutant.path) not in changes.lines:
             continue
         if mutant.path not in spans:
-            spans[mutant.path] = function_spans(Path(mutant.path).read_text())
+            spans[mutant.path] = function_spans(read_source(mutant.path))
         outer = mutant.function.split(".<locals>")[0]
         own = (mutant.line, mutant.end_line)
         first, last = next((s for s in spans[mutant.path].get(outer, []) if s[0] <= mutant.line <= s[1]), own)

@@ -17,6 +17,7 @@ from teeth.config import Target
 from teeth.errors import ConfigError
 from teeth.kernel_context import Kernel, is_kernel, kernel_of
 from teeth.operators import Operator
+from teeth.sources import read_source
 
 
 @dataclass
@@ -137,7 +138,7 @@ class _Collector(cst.CSTVisitor):
 
 def discover_file(target: Target, path: Path, operators: list[Operator]) -> Discovery:
     """Every mutant of one file, in source order; domain operators before generic ones."""
-    source = path.read_text()
+    source = read_source(path)  # its coding line honoured, a BOM removed: the text Python compiles
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:

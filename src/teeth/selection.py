@@ -20,7 +20,9 @@ from pathlib import Path
 
 from teeth.changes import function_spans
 from teeth.config import Target
+from teeth.errors import TeethError
 from teeth.incremental import OutcomeCache
+from teeth.sources import read_source
 
 MODULE = "<module>"
 
@@ -43,9 +45,9 @@ class Fingerprints:
         real = os.path.realpath(file)
         shown = self.target.display_path(Path(real))
         try:
-            text = Path(real).read_text()
+            text = read_source(real)
             spans = function_spans(text)
-        except (OSError, SyntaxError, ValueError):
+        except (OSError, SyntaxError, ValueError, TeethError):
             self._lines[real] = {}
             return
         lines = text.splitlines()
