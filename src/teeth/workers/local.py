@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from teeth.config import Target
 from teeth.errors import WorkerFailed
 from teeth.profiles import Profile
+from teeth.shadowing import refuse_shadowed
 from teeth.workers.base import Backend, Result, Task
 
 WORKER_ENV = {
@@ -76,6 +77,7 @@ class LocalBackend(Backend):
             raise WorkerFailed(message["message"])
         if message.get("status") != "baseline":
             raise WorkerFailed(f"the baseline run did not finish: {message.get('detail', message.get('status'))}")
+        refuse_shadowed(message.get("shadowed"))
         return message["tests"]
 
     def execute(self, tasks: Iterable[Task]) -> Iterator[Result]:

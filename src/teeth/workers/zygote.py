@@ -14,6 +14,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from teeth.coverage_map import measure
+from teeth.shadowing import shadowing
 from teeth.workers.apply import MutantNotApplied, prepare_mutant
 
 READ_CHUNK = 1 << 16
@@ -101,7 +102,8 @@ class Zygote:
 
     def baseline(self, only: list[str] | None) -> dict:
         items = list(self.items.values()) if only is None else [self.items[t] for t in only if t in self.items]
-        return {"status": "baseline", "tests": measure(items, self.files, _run_item)}
+        tests = measure(items, self.files, _run_item)
+        return {"status": "baseline", "tests": tests, "shadowed": shadowing(self.files)}
 
     def handle(self, command: dict) -> bool:
         kind = command["cmd"]
