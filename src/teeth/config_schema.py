@@ -2,34 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from teeth.errors import ConfigError
 
+def _no_nul(text: str) -> str:
+    if "\0" in text:
+        raise ValueError("a path without NUL characters")
+    return text
+
+
+PathText = Annotated[str, AfterValidator(_no_nul)]
+
+
 class _Table(BaseModel):
-    # strict: "5" is not a number and "tests" is not a list of one; unknown keys are refused
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # strict: "5" is not a number and "tests" is not a list of one; unknown keys are refused; no inf or nan
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
 class TargetTable(_Table):
     """`[tool.teeth.targets.NAME]`"""
 
-    files: list[str] = []
-    modules: list[str] = []
-    tests: list[str] = Field(min_length=1)
+    files: list[PathText] = []
+    modules: list[PathText] = []
+    tests: list[PathText] = Field(min_length=1)
     pytest_args: list[str] = []
     operators: list[str] | None = None
     profiles: list[str] = ["cpu"]
     ops: dict[str, str] = {}
-    root: str = "."
+    root: PathText = "."
     fail_under: float | None = Field(default=None, ge=0, le=1)
     tolerance: float = Field(default=0.0, ge=0, le=1)
     required_operators: list[str] | None = None
     timeout_floor: float = Field(default=5.0, ge=0)
     timeout_factor: float = Field(default=5.0, ge=0)
-    profile_files: dict[str, list[str]] = {}
+    profile_files: dict[str, list[PathText]] = {}
     op_from: Literal["function", "file"] = "function"
 
 
@@ -85,7 +94,7 @@ def _describe(loc: tuple, errors: list[dict]) -> str:
         return f"{key} = {given}: unknown key" + (f"; known keys: {', '.join(known)}" if known else "")
     expected = EXPECTED_OF_KEY.get(loc[-1]) if loc and len(loc) == 3 else None
     expected = expected or " or ".join(dict.fromkeys(
-        EXPECTED.get(e["type"]) or e["msg"].removeprefix("Input should be ") for e in errors))
+        EXPECTED.get(e["type"]) or e["msg"].removeprefix("Input should be ").removeprefix("Value error, ") for e in errors))
     return f"{key} = {given}: expected {expected}"
 
 

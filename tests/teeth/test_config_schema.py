@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import string
 import tomllib
 from pathlib import Path
@@ -94,27 +95,31 @@ def test_a_config_that_is_not_utf8_is_one_line(tree):
 
 # -- generated: every key of every table given a value of a type it does not take --------------------------------
 
-TEXT = st.text(string.ascii_letters + string.digits + " _-./[]*", max_size=12)
+TEXT = st.text(string.ascii_letters + string.digits + " _-./[]*\0", max_size=12)
 SCALARS = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=False), st.booleans(), TEXT)
 ANY = st.one_of(SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(TEXT, SCALARS, max_size=3))
 
 
 def is_number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def is_strings(v):
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
 
+def is_paths(v):
+    return is_strings(v) and not any("\0" in x for x in v)
+
+
 VALID = {  # what each key takes, said independently of the schema under test
-    "files": is_strings, "modules": is_strings, "tests": lambda v: is_strings(v) and bool(v),
+    "files": is_paths, "modules": is_paths, "tests": lambda v: is_paths(v) and bool(v),
     "pytest_args": is_strings, "operators": is_strings, "profiles": is_strings, "required_operators": is_strings,
     "ops": lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
-    "root": lambda v: isinstance(v, str),
+    "root": lambda v: isinstance(v, str) and "\0" not in v,
     "fail_under": lambda v: is_number(v) and 0 <= v <= 1, "tolerance": lambda v: is_number(v) and 0 <= v <= 1,
     "timeout_floor": lambda v: is_number(v) and v >= 0, "timeout_factor": lambda v: is_number(v) and v >= 0,
-    "profile_files": lambda v: isinstance(v, dict) and all(is_strings(x) for x in v.values()),
+    "profile_files": lambda v: isinstance(v, dict) and all(is_paths(x) for x in v.values()),
     "op_from": lambda v: v in ("function", "file"),
 }
 PROFILE_VALID = {
@@ -140,7 +145,7 @@ def wrong_profile_key(draw):
 
 @st.composite
 def string_for_a_list(draw):
-    key = draw(st.sampled_from(sorted(k for k, ok in VALID.items() if ok is is_strings or k == "tests")))
+    key = draw(st.sampled_from(sorted(k for k, ok in VALID.items() if ok in (is_strings, is_paths) or k == "tests")))
     return tomli_w.dumps({**BASE, "targets": {"rows": {**BASE["targets"]["rows"], key: draw(TEXT)}}}).encode()
 
 
