@@ -29,7 +29,7 @@ class TeethGroup(click.Group):
         try:
             return super().invoke(ctx)
         except TeethError as exc:
-            click.echo(f"teeth: error: {exc}", err=True)
+            click.echo(f"teeth: error: {' '.join(str(exc).splitlines())}", err=True)  # one line, always
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("teeth: interrupted", err=True)
@@ -49,7 +49,8 @@ class RichProgress:
 
     def __init__(self):
         self.bar = Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
-                            MofNCompleteColumn(), TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                            MofNCompleteColumn(), TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
+                            TimeRemainingColumn(),
                             console=errors, transient=False)
         self.task = None
         self.counts: dict[str, int] = {}
@@ -239,7 +240,8 @@ def show(mutant_id, db, fmt):
     console.print(Syntax(mutant["diff"], "diff", theme="ansi_dark"))
     for o in outcomes:
         by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
-        console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{by}" + (f" - {o['detail']}" if o["detail"] else "")))
+        detail = f" - {o['detail']}" if o["detail"] else ""
+        console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{by}{detail}"))
 
 
 @main.command()

@@ -1,7 +1,8 @@
-"""The config's schema (pydantic): every key, its type and range; a violation is one line naming key, value, expectation."""
+"""The config's schema (pydantic): every key's type and range; a violation is one line: key, value, expectation."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -63,8 +64,6 @@ EXPECTED = {  # pydantic's error type -> what the key takes, in words
     "too_short": "at least one entry",
 }
 EXPECTED_OF_KEY = {"fail_under": "a fraction from 0 to 1 (0.8 means 80%)", "tolerance": "a fraction from 0 to 1"}
-
-
 UNION_TAGS = {"str", "int", "float"}  # pydantic names the member of `str | int | float` in an error's location
 
 
@@ -93,13 +92,14 @@ def _describe(loc: tuple, errors: list[dict]) -> str:
         known = _known_keys(loc[:-1])
         return f"{key} = {given}: unknown key" + (f"; known keys: {', '.join(known)}" if known else "")
     expected = EXPECTED_OF_KEY.get(loc[-1]) if loc and len(loc) == 3 else None
-    expected = expected or " or ".join(dict.fromkeys(
-        EXPECTED.get(e["type"]) or e["msg"].removeprefix("Input should be ").removeprefix("Value error, ") for e in errors))
+    said = (EXPECTED.get(e["type"]) or e["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
+            for e in errors)
+    expected = expected or " or ".join(dict.fromkeys(said))
     return f"{key} = {given}: expected {expected}"
 
 
 def _quote(part: str) -> str:
-    return part if part.replace("_", "").isalnum() else f'"{part}"'
+    return part if part.replace("_", "").isalnum() else json.dumps(part)
 
 
 def _shown(value: object, width: int = 40) -> str:

@@ -89,6 +89,11 @@ def test_fail_under_as_text_is_refused_by_run_as_by_check(tree):
         refused(tree, with_target_key("fail_under", "high"), command="check")
 
 
+def test_a_table_name_with_a_newline_is_still_one_line(tree):
+    config = tomli_w.dumps({"targets": {"a\nb": {"tests": ["tests"], "files": 3}}}).encode()
+    refused(tree, config, 'targets."a\\nb".files = 3 (int): expected a list')
+
+
 def test_a_config_that_is_not_utf8_is_one_line(tree):
     refused(tree, b'[targets.rows]\nfiles = ["r\xe9.py"]\n', "not valid TOML")
 

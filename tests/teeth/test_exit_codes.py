@@ -5,10 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from teeth import errors
-from teeth.config_schema import validate  # noqa: F401 - imports every module defining an error
+from teeth import cli, errors  # noqa: F401 - cli imports the modules that define errors
 from teeth.shadowing import TargetShadowed
-from teeth.store_opening import open_read_only  # noqa: F401
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -25,7 +25,7 @@ def kill_rate_table(store: Store, run_id: int) -> Table:
         counted = row["killed"] + row["timeout"] + row["survived"] + row["no_coverage"]
         cells.setdefault(row["op"], {})[row["profile"]] = (
             f"{_rate(row['kill_rate'])} ({row['killed'] + row['timeout']}/{counted})"
-            if counted else f"- ({', '.join(f'{row[s]} {s}' for s in ('error', 'skipped') if row[s]) or 'no outcomes'})")
+            if counted else f"- ({', '.join(f'{row[s]} {s}' for s in ('error', 'skipped') if row[s]) or 'none'})")
     for op in sorted(cells):
         table.add_row(Text(op), *(cells[op].get(p, "") for p in profiles))
     return table
@@ -37,7 +37,8 @@ def survivors_table(results: list[dict], limit: int = 50) -> Table:
         table.add_column(column, overflow="fold")
     for row in results[:limit]:
         change = f"{' '.join(row['original'].split())} -> {' '.join(row['replacement'].split())}"
-        table.add_row(Text(row["mutant"]), Text(f"{row['file']}:{row['line']}"), Text(row["operator"]), Text(row["profile"]),
+        table.add_row(Text(row["mutant"]), Text(f"{row['file']}:{row['line']}"), Text(row["operator"]),
+                      Text(row["profile"]),
                       Text(change if len(change) < 90 else change[:89] + "…"))
     if len(results) > limit:
         table.caption = f"{len(results) - limit} more: teeth results --status survived"
