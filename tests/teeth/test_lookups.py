@@ -76,13 +76,14 @@ def test_a_target_file_named_with_glob_characters_gets_coverage(tmp_path):
     assert tests[item.nodeid]["lines"] == {str(path.resolve()): [2]}
 
 
-def test_a_test_id_that_matches_nothing_is_named(project, teeth):
+def test_a_test_id_that_matches_nothing_is_named(project, tmp_path):
     root = project("weak_suite")
     pyproject = root / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('tests = ["tests"]',
                                                       'tests = ["tests/test_rows.py::test_missing"]'))
-    done = teeth("run", "--target", "rows", cwd=root)
-    assert done.returncode == 4, done.stderr
+    done = CliRunner().invoke(main, ["run", "--target", "rows", "--config", str(pyproject),
+                                     "--db", str(tmp_path / "teeth.db")])
+    assert done.exit_code == 4, (done.output, done.exception)
     lines = done.stderr.strip().splitlines()
     assert "not found" in lines[-1] and "tests/test_rows.py::test_missing" in lines[-1], done.stderr
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.output

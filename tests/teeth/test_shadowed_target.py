@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from click.testing import CliRunner
 
-def test_a_shadowed_target_stops_naming_both_paths(project, teeth):
+from teeth.cli import main
+
+
+def test_a_shadowed_target_stops_naming_both_paths(project, tmp_path):
     root = project("shadowed_target")
-    done = teeth("run", "--target", "rows", cwd=root)
-    assert done.returncode == 4, (done.returncode, done.stderr)
+    done = CliRunner().invoke(main, ["run", "--target", "rows", "--config", str(root / "pyproject.toml"),
+                                     "--db", str(tmp_path / "teeth.db")])
+    assert done.exit_code == 4, (done.exit_code, done.output, done.exception)
     lines = done.stderr.strip().splitlines()
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.output and isinstance(done.exception, SystemExit)
     assert str(root / "installed" / "shadowed_rows" / "rows.py") in lines[-1]
     assert str(root / "shadowed_rows" / "rows.py") in lines[-1]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import results_of
+from click.testing import CliRunner
 
+from teeth.cli import main
 from teeth.config import Target
 from teeth.discover import discover_file
 from teeth.operators import all_operators
@@ -45,15 +46,16 @@ def test_a_file_starting_with_a_utf8_bom_has_viable_mutants(tmp_path):
     assert not any(m.code.startswith("\ufeff") for m in found.mutants)
 
 
-def test_mutants_of_encoded_files_run_and_are_shown_with_their_text(tmp_path, teeth):
+def test_mutants_of_encoded_files_run_and_are_shown_with_their_text(tmp_path):
     root = encoded_project(tmp_path / "p")
-    done = teeth("run", "--target", "encoded", cwd=root)
-    assert done.returncode == 0, done.stderr
-    rows = results_of(teeth, root)
+    db = ["--db", str(tmp_path / "teeth.db")]
+    done = CliRunner().invoke(main, ["run", "--target", "encoded", "--config", str(root / "pyproject.toml"), *db])
+    assert done.exit_code == 0, (done.output, done.exception)
+    rows = json.loads(CliRunner().invoke(main, ["results", "--format", "json", *db]).stdout)
     assert {r["file"] for r in rows} == {"latin.py", "bom.py"}
     assert {r["status"] for r in rows} <= {"killed", "survived"}, [r for r in rows if r["status"] not in
                                                                    ("killed", "survived")]
     assert any(r["status"] == "killed" for r in rows if r["file"] == "latin.py")
     latin = next(r["mutant"] for r in rows if r["file"] == "latin.py")
-    shown = teeth("show", latin, "--format", "json", cwd=root)
+    shown = CliRunner().invoke(main, ["show", latin, "--format", "json", *db])
     assert "# café" in json.loads(shown.stdout)["diff"]
