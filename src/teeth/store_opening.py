@@ -21,11 +21,16 @@ def open_read_only(path: Path) -> sqlite_utils.Database:
     if path.is_file() and path.stat().st_size == 0:
         raise TeethError(f"{path} is an empty file, not a teeth database; left as it is")
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT,
-                               check_same_thread=False)
-        db = sqlite_utils.Database(conn)
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = set(db.table_names())
+        db, version, tables = _peek(path, "mode=ro")
+    except sqlite3.OperationalError as exc:
+        # A WAL database in a folder this process cannot write (no -shm can be made): with no -wal file
+        # there is nothing uncommitted, so reading the file as immutable sees all of it.
+        if Path(f"{path}-wal").exists():
+            raise TeethError(f"cannot use database {path}: {exc}") from None
+        try:
+            db, version, tables = _peek(path, "mode=ro&immutable=1")
+        except sqlite3.DatabaseError as exc:
+            raise TeethError(f"cannot use database {path}: {exc}") from None
     except sqlite3.DatabaseError as exc:
         raise TeethError(f"cannot use database {path}: {exc}") from None
     if version == 0:
@@ -37,6 +42,17 @@ def open_read_only(path: Path) -> sqlite_utils.Database:
 def require_teeth_tables(db: sqlite_utils.Database, path: Path) -> None:
     if TEETH_TABLES - set(db.table_names()):
         raise TeethError(f"{path} is not a teeth database (it lacks teeth's tables); left as it is")
+
+
+def _peek(path: Path, options: str) -> tuple[sqlite_utils.Database, int, set[str]]:
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?{options}", uri=True, timeout=BUSY_TIMEOUT,
+                           check_same_thread=False)
+    db = sqlite_utils.Database(conn)
+    try:
+        return db, db.execute("PRAGMA user_version").fetchone()[0], set(db.table_names())
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
 
 
 def open_for_writing(path: Path) -> sqlite_utils.Database:
