@@ -78,7 +78,8 @@ def find_config(explicit: str | None, start: Path | None = None) -> Path:
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and _teeth_table(_read_toml(candidate), True) is not None:
+        tool = _read_toml(candidate).get("tool") if candidate.is_file() else None
+        if isinstance(tool, dict) and "teeth" in tool:
             return candidate
     raise ConfigError("no [tool.teeth] table in any pyproject.toml from here up; pass --config PATH")
 
