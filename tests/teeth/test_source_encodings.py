@@ -59,3 +59,11 @@ def test_mutants_of_encoded_files_run_and_are_shown_with_their_text(tmp_path):
     latin = next(r["mutant"] for r in rows if r["file"] == "latin.py")
     shown = CliRunner().invoke(main, ["show", latin, "--format", "json", *db])
     assert "# café" in json.loads(shown.stdout)["diff"]
+
+
+def test_the_html_report_shows_an_encoded_file_as_python_reads_it(tmp_path):
+    from teeth.report.html_source import read_source
+
+    root = encoded_project(tmp_path / "p")
+    assert read_source(root, "latin.py")[4] == "    return x + 1  # café"
+    assert read_source(root, "bom.py")[0] == "def twice(x):"

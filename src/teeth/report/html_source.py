@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from teeth import sources
+from teeth.errors import TeethError
 from teeth.report.html_page import e, group_mutants, mutant_card, page
 
 SHOWN = ("killed", "timeout", "survived", "no_coverage")
@@ -15,9 +17,11 @@ def read_source(root: Path, file: str) -> list[str] | None:
     """The file's lines as they are now under `root`, or None when it cannot be read."""
     path = root / file
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+        return sources.read_source(path).splitlines()  # as Python decodes it: coding line, BOM
     except OSError:
         return None
+    except TeethError:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
 def stale_mutants(rows: list[dict], lines: list[str]) -> int:

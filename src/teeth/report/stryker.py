@@ -6,6 +6,8 @@ import importlib.metadata
 import json
 from pathlib import Path
 
+from teeth.sources import read_source
+
 SCHEMA_VERSION = "2"
 STATUS = {"killed": "Killed", "survived": "Survived", "no_coverage": "NoCoverage", "timeout": "Timeout",
           "error": "RuntimeError", "skipped": "Ignored"}
@@ -38,7 +40,7 @@ def report(checks, thresholds: tuple[float, float] = (80, 60)) -> dict:
         for row in check.verdict.results:
             path = (check.target.root / row["file"]).resolve()
             if path not in sources:
-                sources[path] = path.read_text() if path.is_file() else ""
+                sources[path] = read_source(path) if path.is_file() else ""
             try:
                 name = path.relative_to(root).as_posix()
             except ValueError:
