@@ -98,14 +98,13 @@ class RichProgress:
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address):
     """Mutate a target, run its tests against every mutant, record outcomes."""
     from teeth.lab import Lab
+    from teeth.preflight import discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
 
     config = load_config(config_path)
     target = config.target(target_name)
     operators = select_operators(list(operator_names) or target.operators)
     profiles = _profiles(target, profile_names)
-    from teeth.preflight import discover_ops, require_resumable
-
     if resume:
         require_resumable(db_path(db), target)
     found = discover_ops(target, operators, list(ops))  # an unknown --op is refused before the database is opened

@@ -92,8 +92,9 @@ class Lab:
         clock = {"started": time.perf_counter()}
         self.operators = {o.name: o for o in operators}
         searched = self.target if files is None else dataclasses.replace(self.target, files=files)
-        self.progress.stage(f"discovering mutants in {len(searched.files)} file(s)")
-        discovery = discover(searched, operators) if discovery is None else discovery
+        if discovery is None:
+            self.progress.stage(f"discovering mutants in {len(searched.files)} file(s)")
+            discovery = discover(searched, operators)
         mutants = select_ops(discovery.mutants, ops)
         if scope is not None:  # teeth check: only the changed functions
             mutants = scope(mutants)
