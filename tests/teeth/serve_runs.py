@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -46,3 +50,19 @@ def record_run(db: Path, target: str = "rows", mutants: int = 12, survivors: int
     store.finish_run(run_id, "completed", {"total": 1.0}, {"killed": 2 * mutants - survivors,
                                                            "survived": survivors})
     return run_id
+
+
+@contextmanager
+def live_server(db: Path, *options: str):
+    """`teeth serve --db DB --port 0` in a subprocess on loopback; yields its base URL, stops it after."""
+    process = subprocess.Popen([sys.executable, "-m", "teeth.cli", "serve", "--db", str(db), "--port", "0", *options],
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stderr.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+", line)
+        assert found, f"teeth serve did not start: {line}{process.stderr.read() if process.poll() is not None else ''}"
+        yield found.group(0)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        process.stderr.close()

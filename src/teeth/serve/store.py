@@ -103,18 +103,15 @@ class ServeStore(Store):
     # -- queries the API serves ---------------------------------------------------
     def target_summaries(self) -> list[dict]:
         """Per target: its run count and its latest run with outcomes, with that run's overall kill rate."""
-        sql = f"""select r.target, count(distinct r.id) as runs, max(r.id) as latest_run, {COUNTS_SQL}
-                  from runs r join outcomes o on o.run_id = r.id
-                  where r.id = (select max(run_id) from outcomes o2 join runs r2 on r2.id = o2.run_id
-                                where r2.target = r.target)
-                  group by r.target order by r.target"""
-        latest = {row["target"]: dict(row) for row in self.db.query(sql)}
+        latest = {row["target"]: row["run"] for row in self.db.query(
+            "select r.target, max(o.run_id) as run from outcomes o join runs r on r.id = o.run_id group by r.target")}
         found = []
         for row in self.db.query("select target, count(*) as runs from runs group by target order by target"):
-            summary = latest.get(row["target"])
-            found.append({"target": row["target"], "runs": row["runs"],
-                          "latest_run": summary["latest_run"] if summary else None,
-                          "kill_rate": kill_rate(summary) if summary else None})
+            run_id = latest.get(row["target"])
+            counts = self.kill_rates(run_id, by=("profile",)) if run_id else []
+            totals = {k: sum(c[k] for c in counts) for k in ("killed", "timeout", "survived", "no_coverage")}
+            found.append({"target": row["target"], "runs": row["runs"], "latest_run": run_id,
+                          "kill_rate": kill_rate(totals) if run_id else None})
         return found
 
     def target_history(self, target: str) -> list[dict]:
