@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from types import SimpleNamespace
@@ -57,25 +58,31 @@ class ServeStore(Store):
         with WRITE_LOCK:
             for row in self.db["pushed_runs"].rows_where("digest = ?", [digest], limit=1):
                 return row["run_id"], False
-            meta = run.run
-            run_id = self.start_run(meta.target, meta.profiles, meta.operators,
-                                    {"commit": meta.commit, "dirty": meta.dirty, "versions": meta.versions,
-                                     "options": meta.options})
+            meta, run_id = run.run, None
             try:
-                self.record_mutants(SimpleNamespace(**m.model_dump()) for m in run.mutants)
-                self.record_outcomes(run_id, [o.model_dump() for o in run.outcomes])
-                self.db["tests"].insert_all(({"run_id": run_id, **t.model_dump()} for t in run.tests),
-                                            pk=("run_id", "profile", "test"), replace=True)
-                self.db["runs"].update(run_id, {
-                    "started_at": meta.started_at, "finished_at": meta.finished_at, "status": meta.status,
-                    "timings": json.dumps(meta.timings) if meta.timings is not None else None,
-                    "totals": json.dumps(meta.totals) if meta.totals is not None else None})
-                self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
-                                               "pushed_at": now(), "schema": run.schema_version})
+                with self._transaction():  # one commit per push; a failure leaves nothing behind
+                    run_id = self.start_run(meta.target, meta.profiles, meta.operators,
+                                            {"commit": meta.commit, "dirty": meta.dirty, "versions": meta.versions,
+                                             "options": meta.options})
+                    self.record_mutants(SimpleNamespace(**m.model_dump()) for m in run.mutants)
+                    self.record_outcomes(run_id, [o.model_dump() for o in run.outcomes])
+                    self.db["tests"].insert_all(({"run_id": run_id, **t.model_dump()} for t in run.tests),
+                                                pk=("run_id", "profile", "test"), replace=True)
+                    self.db["runs"].update(run_id, {
+                        "started_at": meta.started_at, "finished_at": meta.finished_at, "status": meta.status,
+                        "timings": json.dumps(meta.timings) if meta.timings is not None else None,
+                        "totals": json.dumps(meta.totals) if meta.totals is not None else None})
+                    self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
+                                                   "pushed_at": now(), "schema": run.schema_version})
             except BaseException:
-                self._forget_run(run_id)
+                if run_id is not None:
+                    self._forget_run(run_id)
                 raise
             return run_id, True
+
+    def _transaction(self):
+        """sqlite-utils' atomic() (4.x): the whole push in one transaction; older: undone by _forget_run."""
+        return self.db.atomic() if hasattr(self.db, "atomic") else contextlib.nullcontext()
 
     def _forget_run(self, run_id: int) -> None:
         for table in ("outcomes", "tests"):
