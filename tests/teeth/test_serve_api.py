@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import warnings
@@ -136,8 +137,11 @@ def test_a_run_from_a_newer_schema_is_refused_with_one_clear_error(server, two_l
     assert server.stored() == (0, 0, 0)
 
 
-def test_a_push_that_fails_while_writing_leaves_no_run_behind(server, two_local_runs, monkeypatch):
+@pytest.mark.parametrize("atomic", [True, False], ids=["one-transaction", "sqlite-utils-3-without-atomic"])
+def test_a_push_that_fails_while_writing_leaves_no_run_behind(server, two_local_runs, monkeypatch, atomic):
     _, (first, _) = two_local_runs
+    if not atomic:
+        monkeypatch.setattr(ServeStore, "_transaction", lambda self: contextlib.nullcontext())
 
     def broken(self, run_id, rows):
         raise RuntimeError("disk on fire")
