@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sqlite3
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -231,3 +233,11 @@ def test_tokens_are_stored_only_as_digests(server):
     with sqlite3.connect(server.db) as db:
         dumped = "\n".join(db.iterdump())
     assert server.token not in dumped and "ci" in dumped
+
+
+def test_every_route_is_documented_in_docs_serve(server):
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "serve.md").read_text()
+    for route in server.client.app.routes:
+        path = re.sub(r"\{(\w+)(:\w+)?\}", lambda m: {"name": "NAME"}.get(m.group(1), "ID"), route.path)
+        assert f"`{'POST' if 'POST' in route.methods else 'GET'} {path}`" in documented or \
+            f"`{path}`" in documented, path

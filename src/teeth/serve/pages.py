@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import wraps
+from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -36,7 +37,7 @@ def page(render):
             status = 200
         except LookupError as exc:
             name, context, status = "missing.html", {"message": exc.args[0]}, 404
-        suffix = f"?token={token}" if token else ""
+        suffix = "?" + urlencode({"token": token}) if token else ""
         return HTMLResponse(templates.get_template(name).render(suffix=suffix, **context), status_code=status)
 
     return endpoint
