@@ -117,6 +117,8 @@ def parse_push(body: bytes) -> PushedRun:
 
 
 def digest(run: PushedRun) -> str:
-    """The run's content key: the same run pushed twice has one digest."""
-    canonical = json.dumps(run.model_dump(by_alias=True), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """The run's content key: the same run pushed twice has one digest. The metadata's free-form objects
+    (versions, timings, ...) are key-sorted; the rest is in the models' field order (pydantic's fast JSON)."""
+    key = hashlib.sha256(json.dumps(run.run.model_dump(), sort_keys=True).encode())
+    key.update(run.model_dump_json(by_alias=True, exclude={"run"}).encode())
+    return key.hexdigest()

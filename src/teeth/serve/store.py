@@ -111,7 +111,8 @@ class ServeStore(Store):
     def target_summaries(self) -> list[dict]:
         """Per target: its run count and its latest run with outcomes, with that run's overall kill rate."""
         latest = {row["target"]: row["run"] for row in self.db.query(
-            "select r.target, max(o.run_id) as run from outcomes o join runs r on r.id = o.run_id group by r.target")}
+            """select target, max(id) as run from runs r
+               where exists (select 1 from outcomes o where o.run_id = r.id) group by target""")}
         found = []
         for row in self.db.query("select target, count(*) as runs from runs group by target order by target"):
             run_id = latest.get(row["target"])
@@ -148,7 +149,11 @@ class ServeStore(Store):
     def survivors(self, run_id: int) -> list[dict]:
         """A run's surviving mutants, one row per (mutant, profile), with their diffs."""
         self.find_run(run_id)
-        return [row for row in self.report_rows(run_id) if row["status"] == "survived"]
+        return [dict(r) for r in self.db.query(
+            """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
+                      m.replacement, m.diff, o.profile, o.status, o.detail
+               from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ? and o.status = 'survived'
+               order by m.file, m.line, m.id, o.profile""", [run_id])]
 
     def mutant_history(self, mutant_id: str) -> dict:
         """A mutant (exact id) and its outcome in every run, newest first."""
