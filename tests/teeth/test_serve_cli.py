@@ -94,3 +94,12 @@ def test_serve_on_a_port_in_use_is_a_one_line_error(tmp_path):
         port = busy.getsockname()[1]
         done = teeth_cli("serve", "--db", str(tmp_path / "teeth.db"), "--port", str(port), cwd=tmp_path)
     assert_one_line_error(done, f"cannot listen on 127.0.0.1:{port}")
+
+
+def test_reads_are_token_gated_when_the_environment_says_so(tmp_path, monkeypatch):
+    db = tmp_path / "teeth.db"
+    token = teeth_cli("serve", "token", "create", "ci", "--db", str(db), cwd=tmp_path).stdout.strip()
+    monkeypatch.setenv("TEETH_SERVE_READS", "token")
+    with live_server(db) as url:
+        assert httpx.get(f"{url}/api/targets").status_code == 401
+        assert httpx.get(f"{url}/api/targets", headers={"authorization": f"Bearer {token}"}).json() == []

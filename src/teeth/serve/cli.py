@@ -18,8 +18,8 @@ DB_HELP = "SQLite file (default: $TEETH_DB or db/teeth.db)."
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8787, show_default=True,
               help="Port to listen on (0: any free port; the URL is printed).")
-@click.option("--reads", type=click.Choice(READS), default="open", show_default=True,
-              help="open: anyone may query; token: queries need a token too.")
+@click.option("--reads", type=click.Choice(READS), default="open", show_default=True, envvar="TEETH_SERVE_READS",
+              help="open: anyone may query; token: queries need a token too (or $TEETH_SERVE_READS).")
 @click.option("--max-body-mb", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_MAX_BODY / 2**20,
               show_default=True, help="Largest push accepted, in MiB (larger: HTTP 413).")
 @click.pass_context
