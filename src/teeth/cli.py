@@ -306,6 +306,10 @@ def report(html_dir, run_ref, target_name, root, config_path, db):
 
 
 def _register_optional_commands() -> None:
+    from teeth.serve.cli import push_command, serve_command
+
+    main.add_command(serve_command)
+    main.add_command(push_command)
     try:
         from teeth.invariance.cli import invariance_command
     except ImportError:

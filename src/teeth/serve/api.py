@@ -1,0 +1,104 @@
+"""The JSON API: push a run (token, size and schema checked), and read targets, history, survivors, mutants."""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse
+
+from teeth.serve.app import Service, error, read_denied, request_token
+from teeth.serve.payload import NewerSchema, digest, parse_push
+
+
+class TooLarge(Exception):
+    pass
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise TooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def push_run(request: Request) -> JSONResponse:
+    """POST /api/runs: 201 stored, 200 already stored, 401 token, 400 malformed, 413 too large, 409 newer schema."""
+    service: Service = request.app.state.service
+    token = await run_in_threadpool(lambda: service.store().token_name(request_token(request)))
+    if token is None:
+        return error(401, "a valid push token is required (Authorization: Bearer T; create one with "
+                          "`teeth serve token create NAME`)")
+    try:
+        body = await _body(request, service.max_body)
+    except TooLarge:
+        return error(413, f"the run is larger than this server accepts ({service.max_body} bytes)")
+    except ClientDisconnect:
+        return error(400, "the client went away before sending the whole run")
+
+    def store() -> JSONResponse:
+        try:
+            run = parse_push(body)
+        except NewerSchema as exc:
+            return error(409, str(exc))
+        except ValueError as exc:
+            return error(400, f"malformed run: {exc}")
+        run_id, created = service.store().store_push(run, digest(run), token)
+        return JSONResponse({"run": run_id, "target": run.run.target, "stored": created,
+                             "mutants": len(run.mutants), "outcomes": len(run.outcomes)},
+                            status_code=201 if created else 200)
+
+    return await run_in_threadpool(store)
+
+
+def reader(query):
+    """A read endpoint (run in the thread pool): token check when reads need one, LookupError -> 404."""
+
+    @wraps(query)
+    def endpoint(request: Request):
+        denied = read_denied(request)
+        if denied is not None:
+            return denied
+        try:
+            return JSONResponse(query(request.app.state.service.store(), **request.path_params))
+        except LookupError as exc:
+            return error(404, exc.args[0])
+
+    return endpoint
+
+
+@reader
+def targets(store):
+    """GET /api/targets: each target, its run count, latest run and that run's kill rate."""
+    return store.target_summaries()
+
+
+@reader
+def history(store, name):
+    """GET /api/targets/NAME/history: per run, commit, time and kill rate per op x profile x operator."""
+    return {"target": name, "runs": store.target_history(name)}
+
+
+@reader
+def run(store, run_id):
+    """GET /api/runs/ID: a run's metadata and its kill rate per op x profile."""
+    return {"run": store.find_run(run_id), "kill_rates": store.kill_rates(run_id)}
+
+
+@reader
+def survivors(store, run_id):
+    """GET /api/runs/ID/survivors: the run's surviving mutants with their diffs."""
+    return store.survivors(run_id)
+
+
+@reader
+def mutant(store, mutant_id):
+    """GET /api/mutants/ID: a mutant and its outcome in every run."""
+    return store.mutant_history(mutant_id)

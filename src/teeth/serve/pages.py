@@ -1,0 +1,97 @@
+"""The HTML pages (Jinja2, autoescaped, no scripts) and the kill-rate badge."""
+
+from __future__ import annotations
+
+from functools import wraps
+from urllib.parse import urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from teeth.history import load_history
+from teeth.report.chart import rate_text, svg_line_chart
+from teeth.report.html_page import CSS, diff_html, rate_class
+from teeth.serve.app import read_denied
+from teeth.store import kill_rate
+
+MAX_CHART_LINES = 8
+templates = Environment(loader=PackageLoader("teeth.serve", "templates"),
+                        autoescape=select_autoescape(["html", "svg"]), trim_blocks=True, lstrip_blocks=True)
+templates.globals.update(css=Markup(CSS), rate_text=rate_text, rate_class=rate_class,
+                         diff=lambda text: Markup(diff_html(text)))
+
+
+def page(render):
+    """A page endpoint (run in the thread pool): token check when reads need one, LookupError -> 404 page."""
+
+    @wraps(render)
+    def endpoint(request: Request) -> Response:
+        denied = read_denied(request)
+        if denied is not None:
+            return denied
+        token = request.query_params.get("token")
+        try:
+            name, context = render(request.app.state.service.store(), **request.path_params)
+            status = 200
+        except LookupError as exc:
+            name, context, status = "missing.html", {"message": exc.args[0]}, 404
+        suffix = "?" + urlencode({"token": token}) if token else ""
+        return HTMLResponse(templates.get_template(name).render(suffix=suffix, **context), status_code=status)
+
+    return endpoint
+
+
+@page
+def index(store):
+    return "index.html", {"targets": store.target_summaries()}
+
+
+@page
+def target(store, name):
+    runs = store.target_history(name)  # LookupError when there is no such target
+    history = load_history(store, name)
+    lines = history.overall()
+    if len(lines) + len(history.series()) <= MAX_CHART_LINES:
+        lines += history.series()
+    table = []
+    for run in reversed(runs):
+        cells = run["kill_rates"]
+        totals = {k: sum(c[k] for c in cells) for k in ("killed", "timeout", "survived", "no_coverage")}
+        table.append({**run, "kill_rate": kill_rate(totals), "survived": totals["survived"]})
+    return "target.html", {"name": name, "chart": Markup(svg_line_chart(lines, history.runs)), "runs": table}
+
+
+@page
+def run(store, run_id):
+    row = store.find_run(run_id)
+    rates = store.kill_rates(run_id)
+    ops = sorted({r["op"] for r in rates})
+    profiles = sorted({r["profile"] for r in rates})
+    matrix = {(r["op"], r["profile"]): r for r in rates}
+    survivors: dict[str, dict] = {}
+    for s in store.survivors(run_id):
+        survivors.setdefault(s["mutant"], {**s, "profiles": []})["profiles"].append(s["profile"])
+    return "run.html", {"run": row, "ops": ops, "profiles": profiles, "matrix": matrix,
+                        "survivors": list(survivors.values())}
+
+
+@page
+def mutant(store, mutant_id):
+    return "mutant.html", {"mutant": store.mutant_history(mutant_id)}
+
+
+def badge(request: Request) -> Response:
+    """GET /badge/NAME.svg: the target's latest kill rate, coloured like the reports' cells."""
+    denied = read_denied(request)
+    if denied is not None:
+        return denied
+    name = request.path_params["name"]
+    found = next((t for t in request.app.state.service.store().target_summaries() if t["target"] == name), None)
+    rate = found["kill_rate"] if found else None
+    colour = {"good": "#2e7d32", "ok": "#b08800", "bad": "#c62828", "none": "#9e9e9e"}[rate_class(rate)]
+    svg = templates.get_template("badge.svg").render(label="kill rate", value=rate_text(rate) if found else "unknown",
+                                                     colour=colour, name=name)
+    return Response(svg, media_type="image/svg+xml", status_code=200 if found else 404,
+                    headers={"cache-control": "no-cache"})

@@ -1,0 +1,165 @@
+"""The service's store: teeth's Store plus push tokens, pushed-run digests, and the queries the API serves."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from types import SimpleNamespace
+
+from teeth.errors import TeethError
+from teeth.serve.payload import PushedOutcome, PushedRun, PushedTest
+from teeth.serve.tokens import new_token, same_digest, token_digest
+from teeth.store import SCHEMA_VERSION, Store, kill_rate, now
+
+COUNTS_SQL = """sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
+                sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
+                sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped"""
+
+WRITE_LOCK = threading.Lock()  # one writer per process: pushes are stored one at a time
+
+
+class ServeStore(Store):
+    """A Store whose database also holds `serve_tokens` and `pushed_runs` (created by `serving()`)."""
+
+    def serving(self) -> "ServeStore":
+        """Create the service's tables if missing (idempotent; a plain `teeth run` never needs them)."""
+        self.db["serve_tokens"].create({"name": str, "digest": str, "created_at": str}, pk="name",
+                                       if_not_exists=True)
+        self.db["pushed_runs"].create({"digest": str, "run_id": int, "token": str, "pushed_at": str,
+                                       "schema": int}, pk="digest", if_not_exists=True)
+        return self
+
+    # -- tokens -----------------------------------------------------------------
+    def create_token(self, name: str) -> str:
+        """A new push token named `name`; only its digest is stored, the token is returned once."""
+        if not name.strip():
+            raise TeethError("a token needs a name")
+        token = new_token()
+        with WRITE_LOCK:
+            if self.db["serve_tokens"].count_where("name = ?", [name]):
+                raise TeethError(f"a token named {name!r} already exists in {self.path}")
+            self.db["serve_tokens"].insert({"name": name, "digest": token_digest(token), "created_at": now()})
+        return token
+
+    def token_name(self, token: str | None) -> str | None:
+        """The name of the token, or None when it is missing or unknown."""
+        if not token:
+            return None
+        wanted = token_digest(token)
+        for row in self.db["serve_tokens"].rows_where("digest = ?", [wanted], limit=1):
+            if same_digest(row["digest"], wanted):
+                return row["name"]
+        return None
+
+    # -- pushes -----------------------------------------------------------------
+    def store_push(self, run: PushedRun, digest: str, token: str) -> tuple[int, bool]:
+        """Record a pushed run like a local one; (run id, False) when a run with this digest is already stored."""
+        with WRITE_LOCK:
+            for row in self.db["pushed_runs"].rows_where("digest = ?", [digest], limit=1):
+                return row["run_id"], False
+            meta, run_id = run.run, None
+            try:
+                with self._transaction():  # one commit per push; a failure leaves nothing behind
+                    run_id = self.start_run(meta.target, meta.profiles, meta.operators,
+                                            {"commit": meta.commit, "dirty": meta.dirty, "versions": meta.versions,
+                                             "options": meta.options})
+                    self.record_mutants(SimpleNamespace(**m.model_dump()) for m in run.mutants)
+                    self.record_outcomes(run_id, [o.model_dump() for o in run.outcomes])
+                    self.db["tests"].insert_all(({"run_id": run_id, **t.model_dump()} for t in run.tests),
+                                                pk=("run_id", "profile", "test"), replace=True)
+                    self.db["runs"].update(run_id, {
+                        "started_at": meta.started_at, "finished_at": meta.finished_at, "status": meta.status,
+                        "timings": json.dumps(meta.timings) if meta.timings is not None else None,
+                        "totals": json.dumps(meta.totals) if meta.totals is not None else None})
+                    self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
+                                                   "pushed_at": now(), "schema": run.schema_version})
+            except BaseException:
+                if run_id is not None:
+                    self._forget_run(run_id)
+                raise
+            return run_id, True
+
+    def _transaction(self):
+        """sqlite-utils' atomic() (4.x): the whole push in one transaction; older: undone by _forget_run."""
+        return self.db.atomic() if hasattr(self.db, "atomic") else contextlib.nullcontext()
+
+    def _forget_run(self, run_id: int) -> None:
+        for table in ("outcomes", "tests"):
+            self.db[table].delete_where("run_id = ?", [run_id])
+        self.db["runs"].delete_where("id = ?", [run_id])
+
+    def export_run(self, run_id: int) -> dict:
+        """A local run as the JSON body `teeth push` sends (reused_from is local to this file: not sent)."""
+        row = self.run(run_id)
+        meta = {k: row[k] for k in ("target", "started_at", "finished_at", "status", "commit", "dirty")}
+        for column, empty in (("profiles", []), ("operators", []), ("versions", {}), ("timings", None),
+                              ("totals", None), ("options", {})):
+            meta[column] = json.loads(row[column]) if row[column] else empty
+        outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields}
+                    for o in self.db["outcomes"].rows_where("run_id = ?", [run_id], order_by="mutant_id, profile")]
+        if not outcomes:
+            raise TeethError(f"run {run_id} in {self.path} has no outcomes to push")
+        mutants = [dict(r) for r in self.db.query(
+            """select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?)
+               order by m.id""", [run_id])]
+        tests = [{k: t.get(k) for k in PushedTest.model_fields}
+                 for t in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
+        return {"schema": SCHEMA_VERSION, "run": meta, "mutants": mutants, "outcomes": outcomes, "tests": tests}
+
+    # -- queries the API serves ---------------------------------------------------
+    def target_summaries(self) -> list[dict]:
+        """Per target: its run count and its latest run with outcomes, with that run's overall kill rate."""
+        latest = {row["target"]: row["run"] for row in self.db.query(
+            """select target, max(id) as run from runs r
+               where exists (select 1 from outcomes o where o.run_id = r.id) group by target""")}
+        found = []
+        for row in self.db.query("select target, count(*) as runs from runs group by target order by target"):
+            run_id = latest.get(row["target"])
+            counts = self.kill_rates(run_id, by=("profile",)) if run_id else []
+            totals = {k: sum(c[k] for c in counts) for k in ("killed", "timeout", "survived", "no_coverage")}
+            found.append({"target": row["target"], "runs": row["runs"], "latest_run": run_id,
+                          "kill_rate": kill_rate(totals) if run_id else None})
+        return found
+
+    def target_history(self, target: str) -> list[dict]:
+        """Per run of `target` with outcomes, oldest first: commit, time and kill rate per op x profile x operator."""
+        if target not in self.run_targets():
+            raise LookupError(f"no runs of target {target!r}")
+        sql = f"""select r.id as run, r."commit", r.dirty, r.started_at, r.status, m.op, o.profile, m.operator,
+                         {COUNTS_SQL}
+                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
+                  where r.target = ? group by r.id, m.op, o.profile, m.operator order by r.id, m.op, o.profile,
+                  m.operator"""
+        runs: dict[int, dict] = {}
+        for row in self.db.query(sql, [target]):
+            run = runs.setdefault(row["run"], {k: row[k] for k in ("run", "commit", "dirty", "started_at", "status")}
+                                  | {"kill_rates": []})
+            cell = {k: row[k] for k in ("op", "profile", "operator", "killed", "timeout", "survived", "no_coverage",
+                                        "error", "skipped")}
+            run["kill_rates"].append(cell | {"kill_rate": kill_rate(cell)})
+        return list(runs.values())
+
+    def find_run(self, run_id: int) -> dict:
+        try:
+            return self.run(run_id)
+        except TeethError:
+            raise LookupError(f"no run {run_id}") from None
+
+    def survivors(self, run_id: int) -> list[dict]:
+        """A run's surviving mutants, one row per (mutant, profile), with their diffs."""
+        self.find_run(run_id)
+        return [dict(r) for r in self.db.query(
+            """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
+                      m.replacement, m.diff, o.profile, o.status, o.detail
+               from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ? and o.status = 'survived'
+               order by m.file, m.line, m.id, o.profile""", [run_id])]
+
+    def mutant_history(self, mutant_id: str) -> dict:
+        """A mutant (exact id) and its outcome in every run, newest first."""
+        found = self.db["mutants"].get(mutant_id) if self.db["mutants"].count_where("id = ?", [mutant_id]) else None
+        if found is None:
+            raise LookupError(f"no mutant {mutant_id!r}")
+        outcomes = [{k: o[k] for k in ("run_id", "commit", "started_at", "profile", "status", "killed_by", "check",
+                                       "detail")} for o in self.outcomes_of(mutant_id)]
+        return {**found, "outcomes": outcomes}
