@@ -69,13 +69,21 @@ def open_for_writing(path: Path) -> sqlite_utils.Database:
 
 
 @contextlib.contextmanager
-def migration_lock(db: sqlite_utils.Database):
-    """One migration at a time: BEGIN IMMEDIATE takes the write lock before the schema version is re-read."""
+def write_transaction(db: sqlite_utils.Database):
+    """One transaction that holds the write lock from its start (BEGIN IMMEDIATE): a deferred one that reads first
+    fails at once with "database is locked" when another connection writes in between, busy timeout or not."""
     db.conn.execute("BEGIN IMMEDIATE")
     try:
-        yield db.execute("PRAGMA user_version").fetchone()[0]
+        yield db
     except BaseException:
         db.conn.rollback()
         raise
     else:
         db.conn.commit()
+
+
+@contextlib.contextmanager
+def migration_lock(db: sqlite_utils.Database):
+    """One migration at a time: the schema version is re-read under the write lock."""
+    with write_transaction(db):
+        yield db.execute("PRAGMA user_version").fetchone()[0]

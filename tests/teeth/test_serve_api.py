@@ -6,6 +6,7 @@ import contextlib
 import json
 import re
 import sqlite3
+import threading
 import warnings
 from pathlib import Path
 
@@ -152,6 +153,30 @@ def test_a_push_that_fails_while_writing_leaves_no_run_behind(server, two_local_
     with pytest.raises(RuntimeError):
         server.push(first)
     assert server.stored() == (0, 0, 0) and server.count("pushed_runs") == 0
+
+
+def test_a_push_waits_for_another_writer_instead_of_failing_with_database_is_locked(server, two_local_runs,
+                                                                                    monkeypatch):
+    """CI once saw a 500 under concurrent pushes: a deferred transaction that has read (sqlite-utils reads the
+    schema when it must) cannot take the write lock while another connection holds it, and SQLite answers
+    "database is locked" at once, busy timeout or not. Here, once the push has read, another writer tries to
+    take the lock for a second: a push that holds the write lock from its start keeps it out."""
+    _, (first, _) = two_local_runs
+    other = sqlite3.connect(server.db, isolation_level=None, check_same_thread=False, timeout=0)
+    start_run = ServeStore.start_run
+
+    def another_writer_meanwhile(self, *args):
+        self.db.execute("select count(*) from runs").fetchone()
+        with contextlib.suppress(sqlite3.OperationalError):  # "database is locked": the push holds the lock
+            other.execute("BEGIN IMMEDIATE")
+            threading.Timer(1.0, lambda: other.execute("COMMIT")).start()
+        return start_run(self, *args)
+
+    monkeypatch.setattr(ServeStore, "start_run", another_writer_meanwhile)
+    answer = server.push(first)
+    assert answer.status_code == 201, answer.text
+    assert server.stored() == (1, len(first["outcomes"]), len(first["tests"]))
+    other.close()
 
 
 def test_targets_list_each_target_with_its_latest_run_and_kill_rate(server, two_local_runs):

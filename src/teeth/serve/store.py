@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from types import SimpleNamespace
@@ -11,6 +10,7 @@ from teeth.errors import TeethError
 from teeth.serve.payload import PushedOutcome, PushedRun, PushedTest
 from teeth.serve.tokens import new_token, same_digest, token_digest
 from teeth.store import SCHEMA_VERSION, Store, kill_rate, now
+from teeth.store_opening import write_transaction
 
 COUNTS_SQL = """sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
                 sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
@@ -81,8 +81,9 @@ class ServeStore(Store):
             return run_id, True
 
     def _transaction(self):
-        """sqlite-utils' atomic() (4.x): the whole push in one transaction; older: undone by _forget_run."""
-        return self.db.atomic() if hasattr(self.db, "atomic") else contextlib.nullcontext()
+        """The whole push in one transaction holding the write lock from its start (sqlite-utils 3.x inserts may
+        still commit on their own: _forget_run undoes those)."""
+        return write_transaction(self.db)
 
     def _forget_run(self, run_id: int) -> None:
         for table in ("outcomes", "tests"):
