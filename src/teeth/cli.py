@@ -95,8 +95,10 @@ class RichProgress:
               help="local: forked warm workers on this machine; ray: warm actors on a Ray cluster (docs/ray.md).")
 @click.option("--address", default=None, help="With --backend ray: the cluster's HOST:PORT, ray://HOST:PORT or "
               "'auto' (default: start a local cluster).")
-def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address):
+@click.option("--no-cache", is_flag=True, help="Run every mutant; reuse no stored outcome whose key still holds.")
+def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache):
     """Mutate a target, run its tests against every mutant, record outcomes."""
+    from teeth.incremental import OutcomeCache
     from teeth.lab import Lab
     from teeth.preflight import discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
@@ -110,12 +112,12 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     found = discover_ops(target, operators, list(ops))  # an unknown --op is refused before the database is opened
     factory = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
-    lab = Lab(target, store, factory, RichProgress())
+    lab = Lab(target, store, factory, RichProgress(), cache=OutcomeCache(target, store, reuse=not no_cache))
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     try:
         summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found,
                           options={"ops": list(ops), "jobs": jobs, "operators": list(operator_names),
-                                   "backend": backend, "address": address})
+                                   "backend": backend, "address": address, "no_cache": no_cache})
     except KeyboardInterrupt:
         run_row = store.latest_run(target.name)
         click.echo(f"teeth: interrupted; run {run_row['id']} recorded as interrupted "
@@ -127,6 +129,10 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     d = summary.discovery
     errors.print(f"[dim]{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
                  f"{d.duplicates} duplicate, {d.unviable} unviable[/dim]")
+    reused = store.reused_count(summary.run_id)
+    if reused:
+        errors.print(f"[dim]{reused} outcome(s) reused from earlier runs: their cache key still holds "
+                     "(--no-cache runs them again)[/dim]")
     print_run_report(console, store, summary.run_id)
 
 

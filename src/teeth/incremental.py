@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
+import os
+import sys
 from pathlib import Path
 
 from teeth.config import Target
@@ -11,6 +14,30 @@ from teeth.profiles import Profile
 from teeth.store import Store
 
 TEST_STATUSES = ("killed", "survived", "no_coverage", "timeout", "error")  # skipped needs no test: never cached
+KEYED_PACKAGES = ("torch", "triton")  # an upgrade of either invalidates every stored outcome
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "-"
+
+
+def target_distributions(files: list[Path]) -> list[str]:
+    """The installed distributions the target's files belong to (a `modules` target), as `name==version`."""
+    roots = sorted({os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}, key=len, reverse=True)
+    tops = set()
+    for file in files:
+        real = os.path.realpath(file)
+        for root in roots:
+            if real.startswith(root + os.sep) and ("site-packages" in root or "dist-packages" in root):
+                tops.add(Path(os.path.relpath(real, root)).parts[0].removesuffix(".py"))
+                break
+    if not tops:
+        return []
+    owners = importlib.metadata.packages_distributions()
+    return sorted({f"{name}=={_version(name)}" for top in tops for name in owners.get(top, [])})
 
 
 def _sha(*parts: str) -> str:
@@ -20,15 +47,17 @@ def _sha(*parts: str) -> str:
 class OutcomeCache:
     """Keys outcomes on what decides them; with `reuse`, hands back stored outcomes whose key still matches.
 
-    key = sha256(mutated file text, profile, test code), where the test code is, for a `killed` outcome, the
-    killing test's file and the conftest.py files above it, and for any other outcome every test file of the
-    target (any test change might now kill it).
+    key = sha256(mutated file text, profile, package versions, test code), where the test code is, for a
+    `killed` outcome, the killing test's file and the conftest.py files above it, and for any other outcome every
+    test file of the target (any test change might now kill it). The package versions are torch's and triton's and,
+    for a `modules` target, those of the distributions its files belong to: an upgrade invalidates the outcome.
     """
 
     def __init__(self, target: Target, store: Store, reuse: bool = True):
         self.target, self.store, self.reuse = target, store, reuse
         self._files: dict[Path, str] = {}
         self._all_tests: str | None = None
+        self._versions: list[str] | None = None
 
     # -- keys -----------------------------------------------------------------
     def _file(self, path: Path) -> str:
@@ -48,9 +77,15 @@ class OutcomeCache:
                 return found
             folder = folder.parent
 
+    def versions(self) -> list[str]:
+        if self._versions is None:
+            self._versions = [f"{name}=={_version(name)}" for name in KEYED_PACKAGES] + \
+                target_distributions(self.target.files)
+        return self._versions
+
     def profile_key(self, profile: Profile) -> str:
         return _sha(profile.name, json.dumps(sorted(profile.env.items())), *profile.pytest_args, "|",
-                    *self.target.pytest_args, "|", *self.target.tests)
+                    *self.target.pytest_args, "|", *self.target.tests, "|", *self.versions())
 
     def all_tests_key(self) -> str:
         """Every .py file under the target's test paths, and the conftest.py files above them."""

@@ -16,6 +16,7 @@ from teeth.discover import Discovery, Mutant, discover
 from teeth.errors import BaselineFailed, ConfigError
 from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
+from teeth.ordering import KillHistory
 from teeth.profiles import Profile
 from teeth.selection import BaselineSelection
 from teeth.store import Store
@@ -173,7 +174,8 @@ class Lab:
                 raise BaselineFailed(failing, f" (profile {profile.name})")
             clock[f"baseline.{profile.name}"] = time.perf_counter() - started
             coverage = CoverageMap.from_baseline(baseline)
-            tasks, immediate = self._schedule(mutants, coverage)
+            history = KillHistory.from_rows(self.store.kill_history(self.target.name, profile.name))
+            tasks, immediate = self._schedule(mutants, coverage, history)
             self._record(run_id, profile, immediate)
             by_id = {m.id: m for m in mutants}
             batch: list[tuple[Mutant, Result]] = []
@@ -196,7 +198,8 @@ class Lab:
             return f"{mutant.file} is not code that profile {profile.name} runs"
         return None
 
-    def _schedule(self, mutants: list[Mutant], coverage: CoverageMap) -> tuple[list[Task], list]:
+    def _schedule(self, mutants: list[Mutant], coverage: CoverageMap,
+                  history: KillHistory | None = None) -> tuple[list[Task], list]:
         tasks, immediate = [], []
         for mutant in mutants:
             if mutant.skip:
@@ -206,6 +209,8 @@ class Lab:
             if not tests:
                 immediate.append((mutant, Result(mutant.id, "no_coverage", detail="no test executes its lines")))
                 continue
+            if history is not None:
+                tests = history.order(mutant, tests)  # killer-first: the likely killer runs before the rest
             tasks.append(Task(mutant.id, mutant.path, mutant.swap, mutant.code, tests, coverage.budget(
                 tests, self.target.timeout_factor, self.target.timeout_floor)))
         return tasks, immediate

@@ -11,7 +11,8 @@ from pathlib import Path
 import sqlite_utils
 
 from teeth.errors import TeethError
-from teeth.store_opening import migration_lock, open_for_writing, open_read_only, require_teeth_tables
+from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
+                                 retry_while_locked)
 
 SCHEMA_VERSION = 3
 DEFAULT_DB = "db/teeth.db"
@@ -52,7 +53,10 @@ class Store:
 
     def _migrate(self) -> None:
         self._check_version(self.db.execute("PRAGMA user_version").fetchone()[0])
-        self.db.execute("PRAGMA journal_mode=WAL")
+        retry_while_locked(lambda: self.db.execute("PRAGMA journal_mode=WAL"))
+        retry_while_locked(self._migrate_locked)
+
+    def _migrate_locked(self) -> None:
         with migration_lock(self.db) as version:  # re-read under the write lock: another run may have migrated
             self._check_version(version)
             self._steps(version)
@@ -149,6 +153,17 @@ class Store:
                  on t.test = newest.test and t.run_id = newest.run_id and t.profile = ?"""
         return {row["test"]: {"covers": json.loads(row["covers"]), "test_key": row["test_key"]}
                 for row in self.db.query(sql, [target, profile, profile_key, profile])}
+
+    def kill_history(self, target: str, profile: str) -> list[tuple[str, str, str, str]]:
+        """(mutant, file, function, killing test) of every kill of `target` under `profile`, oldest run first."""
+        sql = """select o.mutant_id, m.file, m.function, o.killed_by from outcomes o
+                 join mutants m on m.id = o.mutant_id join runs r on r.id = o.run_id
+                 where r.target = ? and o.profile = ? and o.status = 'killed' and o.killed_by is not null
+                 order by o.run_id"""
+        return [tuple(row) for row in self.db.execute(sql, [target, profile]).fetchall()]
+
+    def reused_count(self, run_id: int) -> int:
+        return self.db["outcomes"].count_where("run_id = ? and reused_from is not null", [run_id])
 
     def done_keys(self, run_id: int) -> set[tuple[str, str]]:
         return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from pathlib import Path
 
 import sqlite_utils
@@ -66,6 +67,19 @@ def open_for_writing(path: Path) -> sqlite_utils.Database:
         conn.close()
         raise TeethError(f"{path} is not a teeth database (it has other tables and no teeth schema); left as it is")
     return db
+
+
+def retry_while_locked(step, timeout: float = BUSY_TIMEOUT):
+    """Run `step` again while SQLite answers "database is locked" without waiting (switching a new database to
+    WAL, or two runs creating one database at once, can): for up to `timeout` seconds, then the error stands."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 @contextlib.contextmanager

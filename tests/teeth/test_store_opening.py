@@ -161,3 +161,23 @@ def test_runs_creating_the_same_new_database_at_once_all_succeed(tmp_path):
         with sqlite3.connect(db) as conn:
             assert conn.execute("select count(*) from runs").fetchone()[0] == 3
         conn.close()
+
+
+def test_a_step_that_sqlite_refuses_at_once_as_locked_is_retried_until_it_passes_or_time_runs_out():
+    from teeth.store_opening import retry_while_locked
+
+    answers = [sqlite3.OperationalError("database is locked")] * 2 + ["done"]
+
+    def step():
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert retry_while_locked(step) == "done" and answers == []
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        retry_while_locked(lambda: (_ for _ in ()).throw(sqlite3.OperationalError("database is locked")), timeout=0.2)
+    calls = []
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        retry_while_locked(lambda: calls.append(1) or (_ for _ in ()).throw(sqlite3.OperationalError("no such table")))
+    assert calls == [1]  # any other error is not retried
