@@ -31,7 +31,9 @@ def pytest_args(target: Target, profile: Profile) -> list[str]:
         if (target.root / ini).is_file():
             args += ["-c", str(target.root / ini)]
             break
-    return [*args, *target.pytest_args, *profile.pytest_args]
+    # Last, so it wins over the user's own --tb: a failure is recorded as one line, and pytest's full traceback
+    # representation made a kill cost 16x its killing test on the batcher (5x with this; benchmarks/bench_field.py).
+    return [*args, *target.pytest_args, *profile.pytest_args, "--tb=line"]
 
 
 class LocalBackend(Backend):

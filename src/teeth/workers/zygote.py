@@ -26,9 +26,18 @@ def _failure(item, reports) -> dict | None:
         if report.failed:
             marker = item.get_closest_marker("check")
             check = getattr(report, "teeth_check", None) or (marker.args[0] if marker and marker.args else "behaviour")
-            text = str(report.longrepr or "").strip().splitlines()
-            return {"test": item.nodeid, "check": check, "detail": (text[-1] if text else report.when)[:300]}
+            return {"test": item.nodeid, "check": check, "detail": _reason(report)[:300]}
     return None
+
+
+def _reason(report) -> str:
+    """One line: the exception and the first line of its message (`AssertionError: assert [12] == [11, 12]`, set by
+    the plugin's makereport hook), else the last line of pytest's failure text, else the phase that failed."""
+    reason = getattr(report, "teeth_reason", None)
+    if reason:
+        return reason
+    lines = str(report.longrepr or "").strip().splitlines()
+    return lines[-1] if lines else report.when
 
 
 def _run_item(item) -> dict | None:
@@ -211,6 +220,8 @@ class ZygotePlugin:
         report = yield
         if call.excinfo is not None:
             report.teeth_check = getattr(call.excinfo.value, "teeth_check", None)
+            message = str(call.excinfo.value).strip().splitlines()
+            report.teeth_reason = call.excinfo.typename + (f": {message[0]}" if message else "")
         return report
 
     @pytest.hookimpl(tryfirst=True)

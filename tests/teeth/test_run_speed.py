@@ -88,3 +88,24 @@ def test_an_upgrade_of_torch_or_of_the_targets_own_distribution_changes_every_ke
     torch_upgraded = keys()
     monkeypatch.setattr(incremental, "_version", lambda name: "9.9" if name in ("torch", "click") else "1.0")
     assert len({before, torch_upgraded, keys()}) == 3
+
+
+def test_a_kill_is_recorded_as_one_line_whatever_traceback_style_the_suite_asks_for(project, teeth):
+    root = project("killer_last")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + 'addopts = "--tb=long --showlocals"\n')
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
+    details = [r["detail"] for r in outcomes(teeth.db, 1) if r["status"] == "killed"]
+    assert "AssertionError: assert [12] == [11, 12]" in details, details  # the failed assertion, not pytest's `+ where` lines
+    assert all("\n" not in d and "where" not in d for d in details), details
+
+
+def test_the_worker_formats_failures_as_one_line_after_the_suites_own_options(tmp_path):
+    """pytest's full traceback representation made a kill cost ~16x its killing test on the batcher."""
+    from teeth.config import Target
+    from teeth.profiles import Profile
+    from teeth.workers.local import pytest_args
+
+    target = Target(name="t", root=tmp_path, files=[], tests=["tests"], pytest_args=["--tb=long"])
+    args = pytest_args(target, Profile(name="cpu", pytest_args=("--tb=auto",)))
+    assert args[-1] == "--tb=line" and args.index("--tb=long") < args.index("--tb=auto") < len(args) - 1
