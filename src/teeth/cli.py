@@ -5,17 +5,16 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.syntax import Syntax
 from rich.text import Text
 
 from teeth.config import load_config
 from teeth.errors import EXIT_INTERRUPTED, TeethError
 from teeth.operators import all_operators, select_operators
+from teeth.report.progress import RichProgress
 from teeth.store import STATUSES, Store, db_path
 
 console = Console()
@@ -40,45 +39,6 @@ class TeethGroup(click.Group):
 @click.version_option(package_name="teeth")
 def main():
     """teeth: mutation testing that proves a batched-tensor test suite has teeth."""
-
-
-class RichProgress:
-    """Draws the lab's progress: a bar with counts and ETA per profile; plain lines when not a terminal."""
-
-    LINE_EVERY = 10.0  # seconds between progress lines in a log (CI)
-
-    def __init__(self):
-        self.bar = Progress(TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
-                            MofNCompleteColumn(), TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
-                            TimeRemainingColumn(),
-                            console=errors, transient=False)
-        self.task = None
-        self.counts: dict[str, int] = {}
-        self.last_line = time.monotonic()
-
-    def stage(self, text: str) -> None:
-        if errors.is_terminal:
-            errors.print(Text(text, style="dim"))
-
-    def start(self, profile: str, total: int) -> None:
-        if self.task is None:
-            self.bar.start()
-        self.counts = {}
-        self.task = self.bar.add_task(profile, total=total, counts="")
-
-    def advance(self, mutant, status: str) -> None:
-        self.counts[status] = self.counts.get(status, 0) + 1
-        counts = " ".join(f"{s}:{n}" for s, n in sorted(self.counts.items()))
-        self.bar.update(self.task, advance=1, counts=counts)
-        if not errors.is_terminal and time.monotonic() - self.last_line > self.LINE_EVERY:
-            self.last_line = time.monotonic()
-            task = self.bar.tasks[self.task]
-            eta = f", about {task.time_remaining:.0f}s left" if task.time_remaining else ""
-            click.echo(f"{task.description}: {task.completed:.0f}/{task.total:.0f} mutants ({counts}){eta}", err=True)
-
-    def finish(self) -> None:
-        if self.task is not None:
-            self.bar.stop()
 
 
 @main.command()
@@ -112,7 +72,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     found = discover_ops(target, operators, list(ops))  # an unknown --op is refused before the database is opened
     factory = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
-    lab = Lab(target, store, factory, RichProgress(), cache=OutcomeCache(target, store, reuse=not no_cache))
+    lab = Lab(target, store, factory, RichProgress(errors), cache=OutcomeCache(target, store, reuse=not no_cache))
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     try:
         summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found,
@@ -155,7 +115,7 @@ def check(base, target_names, fmt, no_cache, jobs, db, config_path):
     planned = plan(load_config(config_path), list(target_names), base)  # git and config errors: nothing written
     store = Store(db_path(db))
     checks = [check_target(store, target, changes, LocalBackend, jobs or os.cpu_count() or 1, not no_cache,
-                           RichProgress()) for target, changes in planned]
+                           RichProgress(errors)) for target, changes in planned]
     passed = all(c.verdict.passed for c in checks)
     if fmt == "json":
         from teeth.report.stryker import report_json

@@ -31,7 +31,9 @@ class Progress:
 
     def stage(self, text: str) -> None: ...
     def start(self, profile: str, total: int) -> None: ...
-    def advance(self, mutant: Mutant, status: str) -> None: ...
+    def advance(self, mutant: Mutant, status: str, measured: bool = True) -> None:
+        """measured=False: settled without a worker (reused, skipped, no_coverage): says nothing of the pace."""
+
     def finish(self) -> None: ...
 
 
@@ -156,7 +158,7 @@ class Lab:
         if reused:
             self.store.record_outcomes(run_id, reused)
             for row in reused:
-                self.progress.advance(by_id[row["mutant_id"]], row["status"])
+                self.progress.advance(by_id[row["mutant_id"]], row["status"], measured=False)
         if not mutants or (self.cache.reuse and all(m.skip for m in mutants)):  # nothing needs a test: no worker
             self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=m.skip)) for m in mutants])
             return
@@ -219,7 +221,7 @@ class Lab:
         rows = []
         for mutant, result in pairs:
             if announce:
-                self.progress.advance(mutant, result.status)
+                self.progress.advance(mutant, result.status, measured=False)
             detail = result.detail
             if result.signal:
                 detail = f"signal {result.signal}: {detail}"

@@ -60,7 +60,7 @@ class Recorder(Progress):
         self.seen: Counter = Counter()
         self.on_first_executed = on_first_executed
 
-    def advance(self, mutant, status):
+    def advance(self, mutant, status, measured=True):
         self.seen[mutant.id] += 1
         if self.on_first_executed and status in ("killed", "survived"):
             action, self.on_first_executed = self.on_first_executed, None
