@@ -58,6 +58,7 @@ def main():
 @click.option("--no-cache", is_flag=True, help="Run every mutant; reuse no stored outcome whose key still holds.")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache):
     """Mutate a target, run its tests against every mutant, record outcomes."""
+    from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
     from teeth.lab import Lab
     from teeth.preflight import discover_ops, require_resumable
@@ -69,7 +70,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     profiles = _profiles(target, profile_names)
     if resume:
         require_resumable(db_path(db), target)
-    found = discover_ops(target, operators, list(ops))  # an unknown --op is refused before the database is opened
+    found = discover_ops(target, operators, list(ops), DiscoveryCache())  # an unknown --op is refused before the database is opened
     factory = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
     lab = Lab(target, store, factory, RichProgress(errors), cache=OutcomeCache(target, store, reuse=not no_cache))

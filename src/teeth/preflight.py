@@ -24,8 +24,9 @@ def require_resumable(path: Path, target: Target) -> None:
                           f"is {latest['status'] if latest else 'missing'}, not interrupted")
 
 
-def discover_ops(target: Target, operators: list[Operator], ops: list[str]) -> Discovery:
-    """Discover the target's mutants and refuse an op none of them belongs to, before anything is stored."""
-    discovery = discover(target, operators)
+def discover_ops(target: Target, operators: list[Operator], ops: list[str], cache=None) -> Discovery:
+    """Discover the target's mutants (through `cache`, a DiscoveryCache, when given) and refuse an op none of them
+    belongs to, before anything is stored."""
+    discovery = cache.discover(target, operators) if cache is not None else discover(target, operators)
     select_ops(discovery.mutants, ops)
     return discovery
