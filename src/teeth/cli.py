@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import threading
 
 import click
 from rich.console import Console
@@ -25,6 +27,8 @@ class TeethGroup(click.Group):
     """Turns every TeethError into one line on stderr and its exit code."""
 
     def invoke(self, ctx):
+        main_thread = threading.current_thread() is threading.main_thread()  # only it may set handlers
+        previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
         try:
             return super().invoke(ctx)
         except TeethError as exc:
@@ -33,6 +37,18 @@ class TeethGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("teeth: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        finally:  # as they were (teeth also runs inside other programs: CliRunner, an IDE), unless a signal came:
+            for sig, handler in previous.items():  # then any other is ignored until the process has exited
+                if signal.getsignal(sig) is _interrupt:
+                    signal.signal(sig, handler)
+
+
+def _interrupt(signum, frame):
+    """Ctrl-C and SIGTERM alike: the command stops and records what it has; a second signal while it does so is
+    ignored (a double Ctrl-C lost outcomes the progress bar had shown)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 @click.group(cls=TeethGroup)
@@ -80,9 +96,11 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
                           options={"ops": list(ops), "jobs": jobs, "operators": list(operator_names),
                                    "backend": backend, "address": address, "no_cache": no_cache})
     except KeyboardInterrupt:
-        run_row = store.latest_run(target.name)
-        click.echo(f"teeth: interrupted; run {run_row['id']} recorded as interrupted "
-                   f"(continue it with: teeth run --target {target.name} --resume)", err=True)
+        if lab.run_id is None:
+            click.echo("teeth: interrupted before the run started; nothing was recorded", err=True)
+        else:
+            click.echo(f"teeth: interrupted; run {lab.run_id} recorded as interrupted "
+                       f"(continue it with: teeth run --target {target.name} --resume)", err=True)
         sys.exit(EXIT_INTERRUPTED)
     finally:
         if backend == "ray":
@@ -90,6 +108,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     d = summary.discovery
     errors.print(f"[dim]{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
                  f"{d.duplicates} duplicate, {d.unviable} unviable[/dim]")
+    for profile, protection in json.loads(store.run(summary.run_id).get("protection") or "{}").items():
+        errors.print(f"[dim]{profile}: isolation: {protection}[/dim]")
     reused = store.reused_count(summary.run_id)
     if reused:
         errors.print(f"[dim]{reused} outcome(s) reused from earlier runs: their cache key still holds "

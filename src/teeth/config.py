@@ -13,7 +13,8 @@ from teeth.errors import ConfigError
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 
 TARGET_KEYS = {"files", "modules", "tests", "pytest_args", "operators", "profiles", "ops", "root",
-               "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor", "profile_files", "op_from"}
+               "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor", "profile_files", "op_from",
+               "baseline_timeout", "sandbox"}
 
 
 @dataclass
@@ -33,6 +34,8 @@ class Target:
     timeout_factor: float = 5.0  # times the baseline duration of its tests
     profile_files: dict[str, set[Path]] = field(default_factory=dict)  # profile -> the files it runs
     op_from: str = "function"  # "function": the qualified name; "file": the module's name (an op adapter)
+    baseline_timeout: float = 1800.0  # seconds the unmutated suite may take
+    sandbox: bool = True  # confine the tests' writes to their scratch area (Landlock, where the kernel has it)
 
     def exercises(self, profile: str, path: str | Path) -> bool:
         """Does `profile` run the code in `path`? Every file, unless profile_files says otherwise."""
@@ -145,6 +148,8 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         timeout_factor=float(table.get("timeout_factor", 5.0)),
         profile_files={p: set(_files(name, root, globs, [])) for p, globs in table.get("profile_files", {}).items()},
         op_from=_choice(name, "op_from", table.get("op_from", "function"), ("function", "file")),
+        baseline_timeout=float(table.get("baseline_timeout", 1800.0)),
+        sandbox=bool(table.get("sandbox", True)),
     )
 
 

@@ -41,6 +41,8 @@ class TargetTable(_Table):
     timeout_factor: float = Field(default=5.0, ge=0)
     profile_files: dict[str, list[PathText]] = {}
     op_from: Literal["function", "file"] = "function"
+    baseline_timeout: float = Field(default=1800.0, gt=0)
+    sandbox: bool = True
 
 
 class ProfileTable(_Table):

@@ -125,8 +125,9 @@ def load_history(store: Store, target: str | None = None, ops: tuple[str, ...] =
     rows = store.kill_rate_history(target)
     _check_names("op", ops, {r["op"] for r in rows})
     _check_names("profile", profiles, {r["profile"] for r in rows})
-    rows = [r for r in rows
-            if (not ops or r["op"] in ops) and (not profiles or r["profile"] in profiles)
+    # Only completed runs are data points: an interrupted or killed run measured part of its mutants.
+    rows = [r for r in rows if r["run_status"] == "completed"
+            and (not ops or r["op"] in ops) and (not profiles or r["profile"] in profiles)
             and (since is None or since.admits(r)) and (until_run is None or r["run"] <= until_run)]
     runs: dict[int, Run] = {}
     for r in rows:

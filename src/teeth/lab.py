@@ -20,7 +20,7 @@ from teeth.ordering import KillHistory
 from teeth.profiles import Profile
 from teeth.selection import BaselineSelection
 from teeth.store import Store
-from teeth.workers.base import BASELINE_TIMEOUT, Backend, Result, Task
+from teeth.workers.base import Backend, Result, Task
 
 VERSIONED = ("teeth", "torch", "triton", "pytest", "mutmut", "libcst", "coverage")
 FLUSH_EVERY, FLUSH_SECONDS = 50, 0.5  # outcomes are written in batches, at least twice a second
@@ -85,6 +85,7 @@ class Lab:
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
         # What each baseline test executed is always recorded; only `teeth check` selects from it.
         self.selection = selection or BaselineSelection(target, store, self.cache, enabled=False)
+        self.run_id: int | None = None  # set once the run is in the database
 
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
@@ -133,13 +134,15 @@ class Lab:
     def _open_run(self, operators, profiles, resume: bool, options: dict) -> tuple[int, set]:
         if resume:
             previous = self.store.latest_run(self.target.name)
-            if previous is None or previous["status"] != "interrupted":
+            if previous is None or not (previous["status"] == "interrupted" or self.store.abandoned(previous)):
                 raise ConfigError(f"nothing to resume: the latest run of target {self.target.name!r} "
                                   f"is {previous['status'] if previous else 'missing'}, not interrupted")
-            self.store.db["runs"].update(previous["id"], {"status": "running"})
+            self.store.claim_run(previous["id"])
+            self.run_id = previous["id"]
             return previous["id"], self.store.done_keys(previous["id"])
         meta = run_metadata(self.target, options)
         run_id = self.store.start_run(self.target.name, [p.name for p in profiles], [o.name for o in operators], meta)
+        self.run_id = run_id
         return run_id, set()
 
     def _profile(self, run_id: int, profile: Profile, mutants: list[Mutant], jobs: int, clock: dict) -> None:
@@ -165,11 +168,15 @@ class Lab:
         started = time.perf_counter()
         self.progress.stage(f"{profile.name}: starting warm worker and collecting tests")
         with self.backend_factory(self.target, profile, jobs) as backend:
+            protection = getattr(backend, "protection", None)
+            if protection:
+                self.store.record_protection(run_id, profile.name, protection)
+                self.progress.stage(f"{profile.name}: isolation: {protection}")
             only = self.selection.tests_for(profile, backend.tests, mutants)
             shown = f"{len(backend.tests)} tests" if only is None else \
                 f"{len(only)} of {len(backend.tests)} tests, selected from recorded coverage"
             self.progress.stage(f"{profile.name}: baseline with per-test coverage ({shown})")
-            baseline = backend.baseline(BASELINE_TIMEOUT, only)
+            baseline = backend.baseline(self.target.baseline_timeout, only)
             self.selection.record(run_id, profile, baseline)
             failing = sorted(t for t, r in baseline.items() if r["failure"])
             if failing:
@@ -182,13 +189,15 @@ class Lab:
             by_id = {m.id: m for m in mutants}
             batch: list[tuple[Mutant, Result]] = []
             executed = flushed = time.perf_counter()
-            for result in backend.execute(tasks):
-                batch.append((by_id[result.id], result))
-                self.progress.advance(by_id[result.id], result.status)
-                if len(batch) >= FLUSH_EVERY or time.perf_counter() - flushed > FLUSH_SECONDS:
-                    self._record(run_id, profile, batch, announce=False)
-                    batch, flushed = [], time.perf_counter()
-            self._record(run_id, profile, batch, announce=False)
+            try:
+                for result in backend.execute(tasks):
+                    batch.append((by_id[result.id], result))
+                    self.progress.advance(by_id[result.id], result.status)
+                    if len(batch) >= FLUSH_EVERY or time.perf_counter() - flushed > FLUSH_SECONDS:
+                        self._record(run_id, profile, batch, announce=False)
+                        batch, flushed = [], time.perf_counter()
+            finally:  # an interrupt or a failure keeps every outcome already received (and shown)
+                self._record(run_id, profile, batch, announce=False)
             clock[f"execute.{profile.name}"] = time.perf_counter() - executed
 
     def _not_exercised(self, mutant: Mutant, profile: Profile) -> str | None:

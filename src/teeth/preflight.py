@@ -18,8 +18,9 @@ def require_resumable(path: Path, target: Target) -> None:
         raise ConfigError(f"nothing to resume: no teeth database at {path}")
     store = Store(path, create=False)
     latest = store.latest_run(target.name)
+    abandoned = store.abandoned(latest)
     store.db.conn.close()
-    if latest is None or latest["status"] != "interrupted":
+    if latest is None or not (latest["status"] == "interrupted" or abandoned):
         raise ConfigError(f"nothing to resume: the latest run of target {target.name!r} "
                           f"is {latest['status'] if latest else 'missing'}, not interrupted")
 

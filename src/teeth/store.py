@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,7 +15,7 @@ from teeth.errors import TeethError
 from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
                                  retry_while_locked)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DEFAULT_DB = "db/teeth.db"
 STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
 
@@ -96,13 +97,28 @@ class Store:
                     self.db["tests"].add_column(column, str)
             self.db["tests"].create_index(["profile", "test"], if_not_exists=True)
             self.db.execute("PRAGMA user_version = 3")
+        if version < 4:  # supervision: the process that owns a running run, and what isolated its tests
+            for column, kind in (("pid", int), ("host", str), ("protection", str)):
+                if column not in self.db["runs"].columns_dict:
+                    self.db["runs"].add_column(column, kind)
+            self.db.execute("PRAGMA user_version = 4")
 
     # -- writes ---------------------------------------------------------------
     def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
         row = {"target": target, "started_at": now(), "status": "running", "profiles": json.dumps(profiles),
                "operators": json.dumps(operators), "commit": meta.get("commit"), "dirty": meta.get("dirty"),
-               "versions": json.dumps(meta.get("versions", {})), "options": json.dumps(meta.get("options", {}))}
+               "versions": json.dumps(meta.get("versions", {})), "options": json.dumps(meta.get("options", {})),
+               "pid": os.getpid(), "host": socket.gethostname()}
         return self.db["runs"].insert(row).last_pk
+
+    def claim_run(self, run_id: int) -> None:
+        """`--resume`: this process now owns the run."""
+        self.db["runs"].update(run_id, {"status": "running", "pid": os.getpid(), "host": socket.gethostname()})
+
+    def record_protection(self, run_id: int, profile: str, protection: str) -> None:
+        """What isolated the tests of one profile's worker, as `{profile: text}`."""
+        known = json.loads(self.run(run_id).get("protection") or "{}")
+        self.db["runs"].update(run_id, {"protection": json.dumps({**known, profile: protection})})
 
     def record_mutants(self, mutants) -> None:
         self.db["mutants"].upsert_all(({
@@ -134,6 +150,18 @@ class Store:
             return self.db["runs"].get(run_id)
         except (sqlite_utils.db.NotFoundError, OverflowError):  # OverflowError: past SQLite's 64-bit integers
             raise TeethError(f"no run {run_id} in {self.path}") from None
+
+    def abandoned(self, run: dict | None) -> bool:
+        """A run still `running` whose process is gone (it was killed): interrupted, in fact."""
+        if run is None or run["status"] != "running" or not run.get("pid") or run.get("host") != socket.gethostname():
+            return False
+        try:
+            os.kill(run["pid"], 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
 
     def latest_run(self, target: str | None = None, status: str | None = None) -> dict | None:
         where, params = [], []

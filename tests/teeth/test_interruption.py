@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import signal
 import sqlite3
 import subprocess
@@ -76,3 +77,81 @@ def test_resume_with_nothing_interrupted_is_a_one_line_error(project, teeth):
     teeth("run", "--target", "rows", cwd=root)
     done = teeth("run", "--target", "rows", "--resume", cwd=root)
     assert done.returncode == 2 and "nothing to resume" in done.stderr
+
+
+def _statuses(db: Path) -> list[tuple[int, str]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("select id, status from runs order by id").fetchall()
+
+
+def _finished_exactly_once(teeth, root: Path, db: Path) -> None:
+    done = teeth("run", "--target", "steps", "--resume", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert _statuses(db) == [(1, "completed")]
+    with sqlite3.connect(db) as conn:
+        mutants = conn.execute("select count(*) from mutants").fetchone()[0]
+    rows = results_of(teeth, root)
+    assert len(rows) == mutants == len({r["mutant"] for r in rows})
+
+
+def test_sigterm_is_handled_like_ctrl_c(project, teeth):
+    root = project("slow_suite")
+    process = start_run(root, teeth.db)
+    wait_for_outcomes(teeth.db, 2)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr  # it was 143, with nothing said
+    assert stderr.strip().splitlines()[-1].startswith("teeth: interrupted; run 1 recorded as interrupted")
+    assert _statuses(teeth.db) == [(1, "interrupted")]
+    _finished_exactly_once(teeth, root, teeth.db)
+
+
+def test_a_run_whose_process_was_killed_resumes_and_is_no_data_point(project, teeth):
+    root = project("slow_suite")
+    process = start_run(root, teeth.db)
+    wait_for_outcomes(teeth.db, 2)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert _statuses(teeth.db) == [(1, "running")]  # nothing could record it: its process is gone
+    shown = teeth("history", "--format", "json", "--db", str(teeth.db), cwd=root)
+    assert shown.returncode == 0 and json.loads(shown.stdout) == [], shown.stdout  # a partial run is not plotted
+    _finished_exactly_once(teeth, root, teeth.db)
+    shown = teeth("history", "--format", "json", "--db", str(teeth.db), cwd=root)
+    assert {row["run"] for row in json.loads(shown.stdout)} == {1}
+
+
+def test_a_double_ctrl_c_keeps_every_outcome_received(project, teeth):
+    root = project("slow_suite")
+    process = start_run(root, teeth.db)
+    wait_for_outcomes(teeth.db, 1)
+    process.send_signal(signal.SIGINT)
+    time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert _statuses(teeth.db) == [(1, "interrupted")]
+    _finished_exactly_once(teeth, root, teeth.db)
+
+
+def test_ctrl_c_during_discovery_is_one_line_and_records_nothing(project, teeth, monkeypatch):
+    from click.testing import CliRunner
+
+    import teeth.preflight as preflight
+    from teeth.cli import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    root = project("weak_suite")
+    monkeypatch.chdir(root)
+    monkeypatch.setattr(preflight, "discover_ops", interrupted)
+    db = root.parent / "state" / "teeth.db"
+    empty = CliRunner().invoke(main, ["run", "--target", "rows", "--db", str(db)])  # an empty database: a TypeError
+    assert empty.exit_code == 130 and empty.output.strip() == "teeth: interrupted", empty.output
+    monkeypatch.undo()
+    monkeypatch.chdir(root)
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
+    monkeypatch.setattr(preflight, "discover_ops", interrupted)
+    again = CliRunner().invoke(main, ["run", "--target", "rows", "--db", str(db)])
+    assert again.exit_code == 130 and "recorded as interrupted" not in again.output, again.output
+    assert _statuses(db) == [(1, "completed")]

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-BASELINE_TIMEOUT = 1800.0  # seconds the unmutated suite may take
-
 
 @dataclass
 class Task:

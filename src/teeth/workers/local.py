@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+import select
 import signal
 import subprocess
 import sys
-import tempfile
+import time
 from collections.abc import Iterable, Iterator
 
 from teeth.config import Target
-from teeth.errors import WorkerFailed
+from teeth.errors import BaselineFailed, TeethError, WorkerFailed
 from teeth.profiles import Profile
 from teeth.shadowing import refuse_shadowed
 from teeth.workers.base import Backend, Result, Task
+from teeth.workers.scratch import Scratch
 
 WORKER_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
@@ -24,34 +27,59 @@ WORKER_ENV = {
 }
 
 
-def pytest_args(target: Target, profile: Profile) -> list[str]:
-    """Arguments for the worker's pytest: the target's tests, never writing into the tree."""
-    args = [*target.tests, "--rootdir", str(target.root), "-p", "no:cacheprovider", "-q"]
+def pytest_args(target: Target, profile: Profile, scratch: Scratch | None = None) -> list[str]:
+    """Arguments for the worker's pytest: the target's tests (in the scratch copy of its root, when given)."""
+    root = scratch.tree if scratch else target.root
+    args = [*target.tests, "--rootdir", str(root), "-p", "no:cacheprovider", "-q"]
     for ini in ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
         if (target.root / ini).is_file():
-            args += ["-c", str(target.root / ini)]
+            args += ["-c", str(root / ini)]
             break
     # Last, so it wins over the user's own --tb: a failure is recorded as one line, and pytest's full traceback
     # representation made a kill cost 16x its killing test on the batcher (5x with this; benchmarks/bench_field.py).
     return [*args, *target.pytest_args, *profile.pytest_args, "--tb=line"]
 
 
+class BaselineTimedOut(BaselineFailed):
+    def __init__(self, timeout: float, target: Target):
+        TeethError.__init__(self, f"baseline failed: the unmutated tests did not finish within {timeout:g} s "
+                                  f"(baseline_timeout of target {target.name!r}); a test hangs before any mutation")
+        self.failing = []
+
+
 class LocalBackend(Backend):
+    """Tests run in a scratch copy of the target's root (`Scratch`); with `target.sandbox`, every process of the
+    worker may write only there and to /dev (`restrict_writes`). `protection` says which of the two held."""
+
     def __init__(self, target: Target, profile: Profile, jobs: int):
         self.jobs = max(1, jobs)
-        self.log = tempfile.NamedTemporaryFile(prefix="teeth-worker-", suffix=".log", delete=False)
-        spec = {"args": pytest_args(target, profile), "files": [str(f) for f in target.files]}
-        env = {**os.environ, **WORKER_ENV, **profile.env}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "teeth.workers.zygote", json.dumps(spec)],
-            cwd=target.root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.log, start_new_session=True,
-        )
-        first = self._read()
+        self.target = target
+        self.scratch = Scratch(target.root, profile.name)
+        self.buffer = b""
+        files = [str(f) for f in target.files]
+        copies = {f: self.scratch.inside(f) for f in files if self.scratch.inside(f) != f}
+        self.token = f"\x1eteeth-{secrets.token_hex(8)}:"
+        spec = {"args": pytest_args(target, profile, self.scratch), "files": files, "copies": copies,
+                "token": self.token,
+                "writable": [str(self.scratch.dir)] if target.sandbox else None}
+        env = {**os.environ, **WORKER_ENV, **profile.env, **self.scratch.env()}
+        with open(self.scratch.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "teeth.workers.zygote", json.dumps(spec)],
+                cwd=self.scratch.tree, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=log, start_new_session=True,
+            )
+        first = self._read(time.monotonic() + target.baseline_timeout)
+        if first is None:
+            self.close()
+            raise WorkerFailed(f"worker for profile {profile.name}: collecting the tests took longer than "
+                               f"{target.baseline_timeout:g} s (baseline_timeout)")
         if first.get("event") != "collected":
             self.close()
             raise WorkerFailed(f"worker for profile {profile.name}: {first.get('message', first)}")
         self.tests = first["tests"]
+        outer = first.get("protection") or "off (sandbox = false)"
+        self.protection = f"scratch copy of {target.root.name}/ ({self.scratch.copy_seconds:.2f} s); writes: {outer}"
         if not self.tests:
             self.close()
             raise WorkerFailed(f"worker for profile {profile.name}: no tests collected from {', '.join(target.tests)}")
@@ -60,21 +88,39 @@ class LocalBackend(Backend):
         self.process.stdin.write((json.dumps(message) + "\n").encode())
         self.process.stdin.flush()
 
-    def _read(self) -> dict:
-        line = self.process.stdout.readline()
-        if not line:
-            self.process.wait()
-            raise WorkerFailed(f"the warm worker exited (code {self.process.returncode}); last lines of its log "
-                               f"{self.log.name}: {self.log_tail()}")
-        return json.loads(line)
+    def _read(self, deadline: float | None = None) -> dict:
+        """The worker's next message; None past `deadline` (time.monotonic())."""
+        fd, token = self.process.stdout.fileno(), self.token.encode()
+        while True:
+            while b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                at = line.rfind(token)
+                if at >= 0:  # anything else on the channel was written by a test, not the worker
+                    return json.loads(line[at + len(token):])
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                self.process.wait()
+                raise WorkerFailed(f"the warm worker exited (code {self.process.returncode}); last lines of its "
+                                   f"log: {self.log_tail()}")
+            self.buffer += chunk
 
     def log_tail(self, lines: int = 3) -> str:
-        with open(self.log.name, errors="replace") as handle:
-            return " | ".join(handle.read().strip().splitlines()[-lines:])
+        try:
+            with open(self.scratch.log, errors="replace") as handle:
+                return " | ".join(handle.read().strip().splitlines()[-lines:]) or "(empty)"
+        except OSError:
+            return "(no log)"
 
     def baseline(self, timeout: float, tests: list[str] | None = None) -> dict[str, dict]:
         self._send({"cmd": "baseline", "timeout": timeout, "tests": tests})
-        message = self._read()
+        message = self._read(time.monotonic() + timeout)
+        if message is None:
+            self.close()
+            raise BaselineTimedOut(timeout, self.target)
         if message.get("event") == "fatal":
             raise WorkerFailed(message["message"])
         if message.get("status") != "baseline":
@@ -107,6 +153,7 @@ class LocalBackend(Backend):
                     "tests": task.tests, "timeout": task.timeout})
 
     def close(self) -> None:
+        """Stop the worker, every process its tests left behind, and remove the scratch area."""
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -118,5 +165,4 @@ class LocalBackend(Backend):
                 stream.close()
             except (BrokenPipeError, OSError):
                 pass
-        self.log.close()
-        os.unlink(self.log.name)
+        self.scratch.remove()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from teeth.config import Target
 from teeth.errors import TeethError, WorkerFailed
 from teeth.profiles import Profile
-from teeth.workers.base import BASELINE_TIMEOUT, Backend, Result, Task
+from teeth.workers.base import Backend, Result, Task
 from teeth.workers.local import LocalBackend
 from teeth.workers.ray_cluster import RaySession
 
@@ -114,7 +114,7 @@ class RayBackend(Backend):
             raise WorkerFailed(f"the Ray cluster has no {resource} for profile {profile.name}")
         needs = {"num_cpus": 1, "num_gpus": 1} if resource == "GPU" else {"num_cpus": 1}
         actor_class = self.ray.remote(WarmWorker).options(max_restarts=MAX_RESTARTS, max_task_retries=0, **needs)
-        self.workers = [Worker(i, actor_class.remote(target, profile, BASELINE_TIMEOUT)) for i in range(count)]
+        self.workers = [Worker(i, actor_class.remote(target, profile, target.baseline_timeout)) for i in range(count)]
         infos = self._ready_all()
         errors = [info["error"] for info in infos if info["error"]]
         if len(errors) == len(infos):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import os
@@ -16,6 +17,7 @@ from _pytest.runner import runtestprotocol
 from teeth.coverage_map import measure
 from teeth.shadowing import shadowing
 from teeth.workers.apply import MutantNotApplied, prepare_mutant
+from teeth.workers.sandbox import restrict_writes
 
 READ_CHUNK = 1 << 16
 
@@ -45,40 +47,69 @@ def _run_item(item) -> dict | None:
 
 
 class Channel:
-    """JSON lines with the coordinator, on private copies of stdin and stdout (pytest captures fd 0-2)."""
+    """JSON lines with the coordinator, on private copies of stdin and stdout (pytest captures fd 0-2). Each line
+    starts with the run's token: the baseline's tests run in this process, and what they write to a descriptor
+    they find open is not taken for a message."""
 
-    def __init__(self, in_fd: int, out_fd: int):
-        self.in_fd, self.fd = in_fd, out_fd
+    def __init__(self, in_fd: int, out_fd: int, token: str = ""):
+        self.in_fd, self.fd, self.token = in_fd, out_fd, token
 
     def send(self, message: dict) -> None:
-        data = (json.dumps(message) + "\n").encode()
+        data = (self.token + json.dumps(message) + "\n").encode()
         while data:
             data = data[os.write(self.fd, data):]
 
 
 class Child:
-    def __init__(self, pid: int, fd: int, ident: str, deadline: float):
-        self.pid, self.fd, self.ident, self.deadline = pid, fd, ident, deadline
+    """One forked baseline-or-mutant process: its own process group, its result pipe and its exit (a pidfd)."""
+
+    def __init__(self, pid: int, fd: int, pidfd: int, ident: str, deadline: float, token: bytes):
+        self.pid, self.fd, self.pidfd, self.ident, self.deadline, self.token = pid, fd, pidfd, ident, deadline, token
         self.data = b""
         self.started = time.perf_counter()
         self.timed_out = False
+
+    def result(self) -> dict | None:
+        """The last framed result in the pipe: a test may write anything to file descriptors it finds open."""
+        at = self.data.rfind(self.token)
+        if at < 0:
+            return None
+        try:
+            return json.loads(self.data[at + len(self.token):].split(b"\n", 1)[0])
+        except ValueError:
+            return None
+
+
+def _die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: this process gets SIGKILL when the process that started it dies (Linux)."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
 
 
 class Zygote:
     """Forks one child per task and reports each child's result, timeout or crash."""
 
-    def __init__(self, items: dict, channel: Channel, files: list[str]):
+    def __init__(self, items: dict, channel: Channel, files: list[str], copies: dict[str, str] | None = None):
+        """`copies`: a target file -> its copy in the scratch tree, where the tests may import it from instead."""
         self.items, self.channel, self.files = items, channel, files
-        self.children: dict[int, Child] = {}
+        self.copies = copies or {}
+        self.originals = {os.path.realpath(copy): file for file, copy in self.copies.items()}
+        self.children: dict[int, Child] = {}  # by the pidfd that reports its exit
         self.selector = selectors.DefaultSelector()
         self.stdin_buffer = b""
 
     def fork(self, ident: str, timeout: float, work) -> None:
         read_fd, write_fd = os.pipe()
+        token = b"\x00teeth-result-" + os.urandom(8).hex().encode() + b":"
         pid = os.fork()
         if pid == 0:  # the child: never returns
-            os.close(read_fd)
-            os.close(self.channel.in_fd)
+            os.setpgid(0, 0)  # its own group: killed as a group with every helper its tests start
+            _die_with_parent()
+            # What the tests could reach by writing to a stray descriptor: the coordinator's channel, the other
+            # children's pipes. Gone; only its own result pipe is left, and its result is framed by a token.
+            for fd in (read_fd, self.channel.in_fd, self.channel.fd,
+                       *(c.fd for c in self.children.values()), *self.children):
+                os.close(fd)
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -86,14 +117,21 @@ class Zygote:
                 result = work()
             except BaseException as exc:  # noqa: BLE001 - the child reports, whatever happened
                 result = {"status": "error", "detail": f"{type(exc).__name__}: {exc}"[:300]}
-            data = (json.dumps(result)).encode()
+            data = token + json.dumps(result).encode() + b"\n"
             while data:
                 data = data[os.write(write_fd, data):]
             os._exit(0)
         os.close(write_fd)
-        child = Child(pid, read_fd, ident, time.monotonic() + timeout)
-        self.children[read_fd] = child
-        self.selector.register(read_fd, selectors.EVENT_READ, child)
+        try:
+            os.setpgid(pid, pid)  # also here: whichever of the two runs first
+        except OSError:
+            pass
+        os.set_blocking(read_fd, False)
+        pidfd = os.pidfd_open(pid)
+        child = Child(pid, read_fd, pidfd, ident, time.monotonic() + timeout, token)
+        self.children[pidfd] = child
+        self.selector.register(read_fd, selectors.EVENT_READ, ("pipe", child))
+        self.selector.register(pidfd, selectors.EVENT_READ, ("exit", child))
 
     def mutant(self, command: dict, put_in_place) -> dict:
         try:
@@ -111,8 +149,23 @@ class Zygote:
 
     def baseline(self, only: list[str] | None) -> dict:
         items = list(self.items.values()) if only is None else [self.items[t] for t in only if t in self.items]
-        tests = measure(items, self.files, _run_item)
-        return {"status": "baseline", "tests": tests, "shadowed": shadowing(self.files)}
+        tests = measure(items, [*self.files, *self.copies.values()], _run_item)
+        for record in tests.values():  # lines of a copy are lines of the target's file
+            record["lines"] = {self.originals.get(path, path): lines for path, lines in record["lines"].items()}
+        shadowed = shadowing([*self.files, *self.copies.values()])
+        if shadowed:
+            shadowed = (self.originals.get(shadowed[0], shadowed[0]), shadowed[1])
+        return {"status": "baseline", "tests": tests, "shadowed": shadowed}
+
+    def prepare(self, command: dict):
+        """The mutant, applied to the module the tests imported: the target's file, or its copy in the scratch tree."""
+        try:
+            return prepare_mutant(command["path"], command["swap"], command["code"])
+        except MutantNotApplied:
+            copy = self.copies.get(command["path"])
+            if copy is None:
+                raise
+            return prepare_mutant(copy, command["swap"], command["code"])
 
     def handle(self, command: dict) -> bool:
         kind = command["cmd"]
@@ -131,24 +184,42 @@ class Zygote:
                 return False
         elif kind == "mutant":
             try:
-                put_in_place = prepare_mutant(command["path"], command["swap"], command["code"])
+                put_in_place = self.prepare(command)
             except MutantNotApplied as exc:
                 self.channel.send({"event": "result", "id": command["id"], "status": "error", "detail": str(exc)})
                 return True
             self.fork(command["id"], command["timeout"], lambda: self.mutant(command, put_in_place))
         return True
 
+    def _drain(self, child: Child) -> None:
+        while True:
+            try:
+                chunk = os.read(child.fd, READ_CHUNK)
+            except BlockingIOError:  # a helper of the tests still holds the pipe open: the result is in already
+                return
+            if not chunk:  # closed by every holder: nothing more to wait for on it
+                if child.fd in self.selector.get_map():
+                    self.selector.unregister(child.fd)
+                return
+            child.data += chunk
+
     def finish(self, child: Child) -> None:
-        self.selector.unregister(child.fd)
-        os.close(child.fd)
-        del self.children[child.fd]
+        """The child exited: its result is what it wrote; its group (helpers its tests started) is killed."""
+        self._drain(child)
+        _kill_group(child.pid)
+        for fd in (child.fd, child.pidfd):
+            if fd in self.selector.get_map():
+                self.selector.unregister(fd)
+            os.close(fd)
+        del self.children[child.pidfd]
         _, status = os.waitpid(child.pid, 0)
         duration = time.perf_counter() - child.started
         message = {"event": "result", "id": child.ident, "duration": duration}
+        result = child.result()
         if child.timed_out:
             message.update(status="timeout", detail=f"no result after {duration:.1f}s")
-        elif child.data:
-            message.update(json.loads(child.data))
+        elif result is not None:
+            message.update(result)
         elif os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             message.update(status="error", signal=sig, detail=f"crashed with {signal.Signals(sig).name}")
@@ -164,7 +235,7 @@ class Zygote:
             for child in self.children.values():
                 if not child.timed_out and now >= child.deadline:
                     child.timed_out = True
-                    os.kill(child.pid, signal.SIGKILL)
+                    _kill_group(child.pid)
             deadlines = [c.deadline - now for c in self.children.values() if not c.timed_out]
             for key, _ in self.selector.select(timeout=max(0.0, min(deadlines)) if deadlines else None):
                 if key.data is None:
@@ -178,20 +249,29 @@ class Zygote:
                         running = self.handle(json.loads(line))
                     if not running:
                         self.selector.unregister(self.channel.in_fd)
+                    continue
+                kind, child = key.data
+                if child.pidfd not in self.children:
+                    continue  # finished earlier in this round
+                if kind == "exit":
+                    self.finish(child)
                 else:
-                    chunk = os.read(key.fd, READ_CHUNK)
-                    if chunk:
-                        key.data.data += chunk
-                    else:
-                        self.finish(key.data)
+                    self._drain(child)
 
     def kill_all(self) -> None:
         for child in list(self.children.values()):
+            _kill_group(child.pid)
             try:
-                os.kill(child.pid, signal.SIGKILL)
                 os.waitpid(child.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
+            except ChildProcessError:
                 pass
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 class ZygotePlugin:
@@ -238,14 +318,17 @@ class ZygotePlugin:
                                    "a process that has initialised CUDA cannot be forked"})
                 return True
         items = {item.nodeid: item for item in session.items}
-        self.channel.send({"event": "collected", "tests": list(items)})
-        Zygote(items, self.channel, self.spec["files"]).serve()
+        self.channel.send({"event": "collected", "tests": list(items), "protection": self.spec.get("protection")})
+        Zygote(items, self.channel, self.spec["files"], self.spec.get("copies")).serve()
         return True
 
 
 def main() -> None:
     spec = json.loads(sys.argv[1])
-    channel = Channel(os.dup(0), os.dup(1))
+    _die_with_parent()
+    if spec.get("writable"):
+        spec["protection"] = restrict_writes(spec["writable"])
+    channel = Channel(os.dup(0), os.dup(1), spec.get("token", ""))
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     sys.dont_write_bytecode = True
