@@ -69,7 +69,7 @@ def with_target_key(key: str, value) -> bytes:
     ("fail_under", 80, "targets.rows.fail_under = 80 (int): expected a fraction from 0 to 1"),
     ("timeout_floor", True, "targets.rows.timeout_floor = True (bool): expected a number"),
     ("op_from", "module", "targets.rows.op_from = 'module' (str): expected 'function' or 'file'"),
-    ("bogus", 1, "targets.rows.bogus = 1 (int): unknown key; known keys: fail_under"),
+    ("bogus", 1, "targets.rows.bogus = 1 (int): unknown key; known keys: baseline_timeout, fail_under"),
 ])
 def test_a_key_of_the_wrong_type_names_key_value_and_expectation(tree, key, value, expected):
     refused(tree, with_target_key(key, value), expected)

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import results_of
 
 
@@ -133,25 +134,34 @@ def test_a_double_ctrl_c_keeps_every_outcome_received(project, teeth):
     _finished_exactly_once(teeth, root, teeth.db)
 
 
-def test_ctrl_c_during_discovery_is_one_line_and_records_nothing(project, teeth, monkeypatch):
+@pytest.mark.parametrize("where", ["discovery", "recording the mutants"])
+def test_ctrl_c_before_the_run_opens_is_one_line_and_records_nothing(project, teeth, monkeypatch, where):
     from click.testing import CliRunner
 
     import teeth.preflight as preflight
     from teeth.cli import main
+    from teeth.store import Store
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
+    def interrupt():
+        if where == "discovery":
+            monkeypatch.setattr(preflight, "discover_ops", interrupted)
+        else:  # inside the lab, before the run is in the database
+            monkeypatch.setattr(Store, "record_mutants", interrupted)
+
     root = project("weak_suite")
     monkeypatch.chdir(root)
-    monkeypatch.setattr(preflight, "discover_ops", interrupted)
     db = root.parent / "state" / "teeth.db"
+    interrupt()
     empty = CliRunner().invoke(main, ["run", "--target", "rows", "--db", str(db)])  # an empty database: a TypeError
-    assert empty.exit_code == 130 and empty.output.strip() == "teeth: interrupted", empty.output
+    assert empty.exit_code == 130 and len(empty.output.strip().splitlines()) == 1, empty.output
+    assert "Traceback" not in empty.output and "interrupted" in empty.output
     monkeypatch.undo()
     monkeypatch.chdir(root)
     assert teeth("run", "--target", "rows", cwd=root).returncode == 0
-    monkeypatch.setattr(preflight, "discover_ops", interrupted)
+    interrupt()
     again = CliRunner().invoke(main, ["run", "--target", "rows", "--db", str(db)])
     assert again.exit_code == 130 and "recorded as interrupted" not in again.output, again.output
     assert _statuses(db) == [(1, "completed")]
