@@ -12,6 +12,7 @@ from teeth.errors import TeethError
 from teeth.report.html import write_html_report
 from teeth.report.html_page import file_page_name
 from teeth.store import Store
+from test_report_html import text_of
 
 SOURCE = 'def check(a, b):\n    return a < b & 1  # "<script>alert(1)</script>"\n# end\n'
 DIFF = ("--- a/lib/check.py\n+++ b/lib/check.py\n@@ -1,2 +1,2 @@\n def check(a, b):\n"
@@ -56,8 +57,9 @@ def test_sources_diffs_and_names_are_escaped_everywhere(tmp_path, source_root):
         assert "<script" not in text and "check<T>" not in text and "a < b" not in text
         assert "check&lt;T&gt;" in text
     page = pages[file_page_name("lib/check.py")]
-    assert "return a &lt; b &amp; 1  # &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;" in page
-    assert '<span class="d-add">+    return a &lt;= b &amp; 1</span>' in pages["index.html"]
+    assert "return a &lt; b &amp; 1  # &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;" in text_of(page)
+    added = re.search(r'<span class="d-add">(.*?)</span></pre>', pages["index.html"]).group(1)
+    assert text_of(added) == "+    return a &lt;= b &amp; 1"
 
 
 def test_the_file_page_marks_the_line_with_a_survivor_and_shows_its_diff(tmp_path, source_root):
@@ -75,7 +77,7 @@ def test_a_missing_source_is_noted_and_the_mutated_lines_still_shown(tmp_path):
     out = tmp_path / "report"
     write_html_report(store_with_run(tmp_path), 1, out, tmp_path / "nowhere")
     page = (out / file_page_name("lib/check.py")).read_text()
-    assert "could not be read" in page and "a &lt; b &amp; 1" in page
+    assert "could not be read" in page and "a &lt; b &amp; 1" in text_of(page)
 
 
 def test_a_source_changed_since_the_run_is_noted(tmp_path, source_root):
