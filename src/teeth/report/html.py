@@ -109,7 +109,7 @@ def matrix(rows: list[dict], history, pages: dict[str, str]) -> dict:
             cell = _counts(here) if here else None
             trend = series.get((op, profile))
             if cell and trend and len(history.runs) > 1:
-                cell["spark"] = Markup(svg_sparkline(trend.rates(history.runs)))
+                cell["spark"] = svg_sparkline(trend.rates(history.runs))
             shown.append((profile, cell))
         table.append({"op": op, "file": place["file"], "line": place["line"], "cells": shown,
                       "link": f'{pages[place["file"]]}#L{place["line"]}'})
@@ -125,7 +125,7 @@ def history_rows(history) -> dict:
         rows.append({"run": r, "cells": [None if p is None else _cell(
             p["kill_rate"], p["killed"] + p["timeout"], p["killed"] + p["timeout"] + p["survived"] + p["no_coverage"])
             for p in points]})
-    chart = Markup(svg_line_chart(overall, history.runs)) if history.runs else ""
+    chart = svg_line_chart(overall, history.runs) if history.runs else ""
     return {"runs": history.runs, "overall": overall, "rows": rows, "chart": chart}
 
 

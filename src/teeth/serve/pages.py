@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import wraps
 from urllib.parse import urlencode
 
-from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -56,7 +55,7 @@ def target(store, name):
         cells = run["kill_rates"]
         totals = {k: sum(c[k] for c in cells) for k in ("killed", "timeout", "survived", "no_coverage")}
         table.append({**run, "kill_rate": kill_rate(totals), "survived": totals["survived"]})
-    return "target.html", {"name": name, "chart": Markup(svg_line_chart(lines, history.runs)), "runs": table}
+    return "target.html", {"name": name, "chart": svg_line_chart(lines, history.runs), "runs": table}
 
 
 @page
