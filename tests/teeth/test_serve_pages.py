@@ -66,8 +66,8 @@ def test_a_runs_page_shows_its_matrix_and_a_survivors_diff(site, tmp_path):
     assert "take_rows" in matrix and "torch_cpu_fp32" in matrix and "83.3%" in matrix and "100.0%" in matrix
     card = re.search(r'<div class="mutant survived" id="m-rows-b00000".*?</pre>', dom, re.S)
     assert card, dom[:3000]
-    lines = {kind: text_of(code) for kind, code in re.findall(r'<span class="d-(del|add)">(.*?)</span>(?=<span class="d-|</pre>)',
-                                                              card.group(0))}
+    diff_line = r'<span class="d-(del|add)">(.*?)</span>(?=<span class="d-|</pre>)'  # code: Pygments' spans
+    lines = {kind: text_of(code) for kind, code in re.findall(diff_line, card.group(0))}
     assert lines == {"del": "-    return x[0:]", "add": "+    return x[0:]"}
 
 

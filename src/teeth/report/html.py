@@ -77,8 +77,9 @@ def index_page(store: Store, run: dict, rows: list[dict], pages: dict[str, str])
         "index.html", run=run, overall=kill_rate(counts), profiles=json.loads(run["profiles"] or "[]"),
         commit=(run["commit"] or "no git")[:12] + (" (dirty)" if run["dirty"] else ""),
         totals=", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items())) or "no outcomes",
-        matrix=matrix(rows, history, pages), history=history_rows(history), mutant_sections=mutant_sections(rows, pages),
-        files=file_rows(rows, pages), version=_teeth_version(), database=store.path.name)
+        matrix=matrix(rows, history, pages), history=history_rows(history),
+        mutant_sections=mutant_sections(rows, pages), files=file_rows(rows, pages), version=_teeth_version(),
+        database=store.path.name)
 
 
 def _cell(rate: float | None, caught: int, counted: int, spark: str = "") -> dict:
