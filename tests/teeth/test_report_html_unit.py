@@ -12,6 +12,7 @@ from teeth.errors import TeethError
 from teeth.report.html import write_html_report
 from teeth.report.html_page import file_page_name
 from teeth.store import Store
+from test_report_html import text_of
 
 SOURCE = 'def check(a, b):\n    return a < b & 1  # "<script>alert(1)</script>"\n# end\n'
 DIFF = ("--- a/lib/check.py\n+++ b/lib/check.py\n@@ -1,2 +1,2 @@\n def check(a, b):\n"
@@ -56,8 +57,9 @@ def test_sources_diffs_and_names_are_escaped_everywhere(tmp_path, source_root):
         assert "<script" not in text and "check<T>" not in text and "a < b" not in text
         assert "check&lt;T&gt;" in text
     page = pages[file_page_name("lib/check.py")]
-    assert "return a &lt; b &amp; 1  # &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;" in page
-    assert '<span class="d-add">+    return a &lt;= b &amp; 1</span>' in pages["index.html"]
+    assert "return a &lt; b &amp; 1  # &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;" in text_of(page)
+    added = re.search(r'<span class="d-add">(.*?)</span></pre>', pages["index.html"]).group(1)
+    assert text_of(added) == "+    return a &lt;= b &amp; 1"
 
 
 def test_the_file_page_marks_the_line_with_a_survivor_and_shows_its_diff(tmp_path, source_root):
@@ -75,7 +77,7 @@ def test_a_missing_source_is_noted_and_the_mutated_lines_still_shown(tmp_path):
     out = tmp_path / "report"
     write_html_report(store_with_run(tmp_path), 1, out, tmp_path / "nowhere")
     page = (out / file_page_name("lib/check.py")).read_text()
-    assert "could not be read" in page and "a &lt; b &amp; 1" in page
+    assert "could not be read" in page and "a &lt; b &amp; 1" in text_of(page)
 
 
 def test_a_source_changed_since_the_run_is_noted(tmp_path, source_root):
@@ -99,3 +101,60 @@ def test_an_existing_file_is_refused_as_the_report_folder(tmp_path, source_root)
     with pytest.raises(TeethError, match="is an existing file"):
         write_html_report(store_with_run(tmp_path), 1, blocker, source_root)
     assert blocker.read_text() == "keep me"
+
+
+def hostile(field: str) -> str:
+    return f"<script>{field}</script><img src=x onerror={field}>"
+
+
+def test_every_stored_text_is_escaped_by_the_templates_autoescape(tmp_path):
+    """Each text the pages show from the database (and a source that cannot be read, shown from the stored
+    original) carries markup; on every page it is text, never an element: the templates' autoescape is on."""
+    store = Store(tmp_path / "teeth.db")
+    run_id = store.start_run(hostile("target"), [hostile("profile")], [],
+                             {"commit": hostile("commit"), "dirty": 0})
+    file = f"lib/{hostile('file')}.py"
+    store.record_mutants([SimpleNamespace(
+        id=hostile(f"id{n}"), target=hostile("target"), file=file, line=n, end_line=n, function=hostile("function"),
+        op=hostile("op"), operator=hostile("operator"), original=f"x = '{hostile('original')}'",
+        replacement="x = ''", diff=f"@@ -{n} +{n} @@\n-x = '{hostile('diff')}'\n+x = ''\n", skip=None)
+        for n in (1, 2)])
+    store.record_outcomes(run_id, [
+        {"mutant_id": hostile("id1"), "profile": hostile("profile"), "status": "survived"},
+        {"mutant_id": hostile("id2"), "profile": hostile("profile"), "status": "killed",
+         "killed_by": hostile("killed_by")}])
+    store.finish_run(run_id, "completed", {}, {})
+    out = tmp_path / "report"
+    write_html_report(store, run_id, out, tmp_path / "no-sources")
+    pages = all_pages(out)
+    assert set(pages) == {"index.html", file_page_name(file)}
+    for text in pages.values():
+        assert "<script" not in text and "<img" not in text
+    shown = {"index.html": ("target", "profile", "file", "id1", "op", "operator", "diff"),
+             file_page_name(file): ("target", "file", "id1", "id2", "op", "operator", "killed_by", "original", "diff")}
+    for name, fields in shown.items():
+        for field in fields:  # in text or an attribute (id2 and killed_by: a badge's title), or highlighted code
+            escaped = f"&lt;script&gt;{field}&lt;/script&gt;"
+            assert escaped in pages[name] or escaped in text_of(pages[name]), (name, field)
+
+
+def test_sources_and_diffs_are_highlighted_by_pygments_with_its_css_inline(tmp_path, source_root):
+    out = tmp_path / "report"
+    write_html_report(store_with_run(tmp_path), 1, out, source_root)
+    page = (out / file_page_name("lib/check.py")).read_text()
+    style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    assert ".code .k" in style and ".diff .k" in style and ".code .c1" in style  # Pygments' token rules
+    code = re.findall(r'<td class="code">(.*?)</td>', page)
+    assert code[0].startswith('<span class="k">def</span><span class="w"> </span><span class="nf">check</span>')
+    assert '<span class="c1"># &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;</span>' in code[1]
+    assert code[2] == '<span class="c1"># end</span>'
+    added = re.search(r'<span class="d-add">(.*?)</span></pre>', page).group(1)
+    assert added.startswith('+    <span class="k">return</span> <span class="n">a</span> <span class="o">&lt;=</span>')
+
+
+def test_a_string_across_lines_is_highlighted_as_one_string():
+    from teeth.report.highlight import highlight_lines
+
+    lines = highlight_lines(['doc = """first', 'def not_code(x):', '"""', "x = 1"])
+    assert lines[1] == '<span class="s2">def not_code(x):</span>' and '<span class="k">' not in "".join(lines[:3])
+    assert len(lines) == 4 and lines[3].startswith('<span class="n">x</span>')

@@ -11,7 +11,7 @@ import pytest
 
 from serve_runs import HOSTILE, live_server, record_run
 from teeth.serve.store import ServeStore
-from test_report_html import chromium, page_fetches
+from test_report_html import chromium, page_fetches, text_of
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +66,9 @@ def test_a_runs_page_shows_its_matrix_and_a_survivors_diff(site, tmp_path):
     assert "take_rows" in matrix and "torch_cpu_fp32" in matrix and "83.3%" in matrix and "100.0%" in matrix
     card = re.search(r'<div class="mutant survived" id="m-rows-b00000".*?</pre>', dom, re.S)
     assert card, dom[:3000]
-    assert '<span class="d-del">-    return x[0:]</span>' in card.group(0)
-    assert '<span class="d-add">+    return x[0:]</span>' in card.group(0)
+    diff_line = r'<span class="d-(del|add)">(.*?)</span>(?=<span class="d-|</pre>)'  # code: Pygments' spans
+    lines = {kind: text_of(code) for kind, code in re.findall(diff_line, card.group(0))}
+    assert lines == {"del": "-    return x[0:]", "add": "+    return x[0:]"}
 
 
 @pytest.mark.parametrize("path", ["/runs/1", "/mutants/rows-00000", "/targets/rows", "/"])

@@ -1,9 +1,9 @@
-"""Kill-rate charts over runs: unicode sparklines and a rich table for the terminal, inline SVG for HTML."""
+"""Kill-rate charts over runs: unicode sparklines and a rich table for the terminal, inline SVG (Jinja2 templates)
+for HTML."""
 
 from __future__ import annotations
 
-from html import escape
-
+from markupsafe import Markup
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -91,64 +91,53 @@ def _row(series: Series, runs: list[Run], multi_target: bool) -> list:
     return ([Text(series.target)] if multi_target else []) + cells
 
 
-def svg_sparkline(rates: list[float | None], width: int = 64, height: int = 16) -> str:
-    """A tiny inline SVG of rates on 0-100%: one polyline, a dot on the last measured run."""
+def svg_sparkline(rates: list[float | None], width: int = 64, height: int = 16) -> Markup:
+    """A tiny inline SVG of rates on 0-100% (templates/sparkline.svg): one polyline, a dot on the last measured
+    run; empty when nothing was measured."""
     points = [(i, r) for i, r in enumerate(rates) if r is not None]
     if not points:
-        return ""
+        return Markup("")
     step = (width - 4) / max(len(rates) - 1, 1)
-    coords = [(2 + i * step, 2 + (1 - r) * (height - 4)) for i, r in points]
-    line = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
-    x, y = coords[-1]
-    return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
-            f'<polyline points="{line}" fill="none" stroke="currentColor" stroke-width="1.2"/>'
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="1.8" fill="currentColor"/></svg>')
+    coords = [(f"{2 + i * step:.1f}", f"{2 + (1 - r) * (height - 4):.1f}") for i, r in points]
+    return _svg("sparkline.svg", width=width, height=height, points=" ".join(f"{x},{y}" for x, y in coords),
+                last=coords[-1])
 
 
-def svg_line_chart(series_list: list[Series], runs: list[Run], width: int = 760, height: int = 260) -> str:
-    """Kill rate (0-100%) per series across runs: gridlines, one coloured line each, a legend, tooltips."""
+def svg_line_chart(series_list: list[Series], runs: list[Run], width: int = 760, height: int = 260) -> Markup:
+    """Kill rate (0-100%) per series across runs (templates/line_chart.svg): gridlines, one coloured line each,
+    a legend, tooltips."""
     left, right, top, bottom = 48, 16, 16, 44
     plot_w, plot_h = width - left - right, height - top - bottom
     step = plot_w / max(len(runs) - 1, 1)
 
-    def x(i: int) -> float:
-        return left + (i * step if len(runs) > 1 else plot_w / 2)
+    def x(i: int) -> str:
+        return f"{left + (i * step if len(runs) > 1 else plot_w / 2):.1f}"
 
-    def y(rate: float) -> float:
-        return top + (1 - rate) * plot_h
+    def y(rate: float, shift: float = 0) -> str:
+        return f"{top + (1 - rate) * plot_h + shift:.1f}"
 
-    parts = [f'<svg class="chart" width="{width}" height="{height + 22 * len(series_list)}" '
-             f'viewBox="0 0 {width} {height + 22 * len(series_list)}" role="img" '
-             f'aria-label="kill rate over runs">']
-    for pct in (0, 25, 50, 75, 100):
-        parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(pct / 100):.1f}" y2="{y(pct / 100):.1f}" '
-                     f'class="grid"/><text x="{left - 6}" y="{y(pct / 100) + 4:.1f}" text-anchor="end" '
-                     f'class="axis">{pct}%</text>')
     label_every = max(1, len(runs) // 12)
-    for i, run in enumerate(runs):
-        if i % label_every == 0 or i == len(runs) - 1:
-            parts.append(f'<text x="{x(i):.1f}" y="{height - bottom + 16}" text-anchor="middle" class="axis">'
-                         f'#{run.id}</text><text x="{x(i):.1f}" y="{height - bottom + 30}" text-anchor="middle" '
-                         f'class="axis small">{escape((run.commit or "")[:7])}</text>')
+    lines = []
     for n, series in enumerate(series_list):
-        colour = PALETTE[n % len(PALETTE)]
         rates = series.rates(runs)
-        for segment in _segments(rates):
-            if len(segment) > 1:
-                line = " ".join(f"{x(i):.1f},{y(r):.1f}" for i, r in segment)
-                parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        for i, rate in enumerate(rates):
-            if rate is not None:
-                tip = escape(f"{runs[i].label} · {series.op} · {series.profile}: {rate_text(rate)}")
-                parts.append(f'<circle cx="{x(i):.1f}" cy="{y(rate):.1f}" r="3.5" fill="{colour}">'
-                             f'<title>{tip}</title></circle>')
-        ly = height + 22 * n + 6
-        latest = series.measured()[-1] if series.measured() else None
-        parts.append(f'<rect x="{left}" y="{ly}" width="14" height="4" fill="{colour}"/>'
-                     f'<text x="{left + 20}" y="{ly + 6}" class="legend">{escape(series.op)} · '
-                     f'{escape(series.profile)} (latest {rate_text(latest)})</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+        measured = series.measured()
+        lines.append({
+            "series": series, "colour": PALETTE[n % len(PALETTE)], "legend_y": height + 22 * n + 6,
+            "latest": measured[-1] if measured else None,
+            "segments": [" ".join(f"{x(i)},{y(r)}" for i, r in segment) for segment in _segments(rates)
+                         if len(segment) > 1],
+            "dots": [(x(i), y(r), f"{runs[i].label} · {series.op} · {series.profile}: {rate_text(r)}")
+                     for i, r in enumerate(rates) if r is not None]})
+    return _svg("line_chart.svg", width=width, height=height + 22 * len(series_list), left=left,
+                right=width - right, axis_y=height - bottom, lines=lines,
+                grid=[(pct, y(pct / 100), y(pct / 100, 4)) for pct in (0, 25, 50, 75, 100)],
+                labels=[(x(i), run) for i, run in enumerate(runs) if i % label_every == 0 or i == len(runs) - 1])
+
+
+def _svg(name: str, **context) -> Markup:
+    from teeth.report.html_page import templates  # the pages' environment (autoescaped .svg), which imports this
+
+    return Markup(templates.get_template(name).render(**context))
 
 
 def _segments(rates: list[float | None]) -> list[list[tuple[int, float]]]:

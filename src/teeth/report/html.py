@@ -1,4 +1,5 @@
-"""The static HTML report: index.html (matrix, history chart, survivors, files) plus a page per target file."""
+"""The static HTML report: index.html (matrix, history chart, survivors, files) plus a page per target file,
+rendered from the Jinja2 templates in templates/."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from collections import Counter, defaultdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from markupsafe import Markup
+
 from teeth.errors import TeethError
 from teeth.history import load_history
-from teeth.report.chart import rate_text, svg_line_chart, svg_sparkline
-from teeth.report.html_page import e, file_page_name, group_mutants, mutant_card, page, rate_cell, rate_class
+from teeth.report.chart import svg_line_chart, svg_sparkline
+from teeth.report.html_page import file_page_name, group_mutants, render
 from teeth.report.html_source import read_source, source_page
 from teeth.store import Store, kill_rate
 
@@ -67,35 +70,29 @@ def write_html_report(store: Store, run_id: int, out_dir: str | Path, root: Path
 
 
 def index_page(store: Store, run: dict, rows: list[dict], pages: dict[str, str]) -> str:
+    """index.html (templates/index.html): the run, the matrix, the history, the survivors and the files."""
     history = load_history(store, run["target"], until_run=run["id"])
     counts = Counter(r["status"] for r in rows)
-    overall = kill_rate(counts)
-    commit = (run["commit"] or "no git")[:12] + (" (dirty)" if run["dirty"] else "")
-    totals = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items())) or "no outcomes"
-    profiles = ", ".join(json.loads(run["profiles"] or "[]"))
-    body = [f'<h1>teeth report: target {e(run["target"])}, run {e(run["id"])}</h1>',
-            f'<p class="meta">started <b>{e(run["started_at"])}</b> · commit <b class="mono">{e(commit)}</b> · '
-            f'status <b>{e(run["status"])}</b> · profiles <b>{e(profiles)}</b></p>',
-            f'<p><span class="headline {rate_class(overall)}" id="overall">{rate_text(overall)}</span> '
-            f'kill rate · {e(totals)}</p>',
-            '<p class="meta">Kill rate = (killed + timeout) / (killed + timeout + survived + no coverage); '
-            'errors and skipped mutants are not counted.</p>',
-            matrix_section(rows, history, pages),
-            history_section(history),
-            survivors_section(rows, pages),
-            files_section(rows, pages),
-            f'<footer>Written by teeth {e(_teeth_version())} from {e(store.path.name)}. '
-            f'Static and offline: no scripts, no network.</footer>']
-    return page(f"teeth report · {run['target']} · run {run['id']}", "\n".join(body))
+    return render(
+        "index.html", run=run, overall=kill_rate(counts), profiles=json.loads(run["profiles"] or "[]"),
+        commit=(run["commit"] or "no git")[:12] + (" (dirty)" if run["dirty"] else ""),
+        totals=", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items())) or "no outcomes",
+        matrix=matrix(rows, history, pages), history=history_rows(history),
+        mutant_sections=mutant_sections(rows, pages), files=file_rows(rows, pages), version=_teeth_version(),
+        database=store.path.name)
 
 
-def _counts(rows: list[dict]) -> tuple[float | None, int, int]:
+def _cell(rate: float | None, caught: int, counted: int, spark: str = "") -> dict:
+    return {"rate": rate, "caught": caught, "counted": counted, "spark": Markup(spark)}
+
+
+def _counts(rows: list[dict]) -> dict:
     statuses = Counter(r["status"] for r in rows)
     caught = statuses["killed"] + statuses["timeout"]
-    return kill_rate(statuses), caught, caught + statuses["survived"] + statuses["no_coverage"]
+    return _cell(kill_rate(statuses), caught, caught + statuses["survived"] + statuses["no_coverage"])
 
 
-def matrix_section(rows: list[dict], history, pages: dict[str, str]) -> str:
+def matrix(rows: list[dict], history, pages: dict[str, str]) -> dict:
     """The op x profile kill-rate matrix; each cell with its counts and a sparkline over the runs."""
     profiles = sorted({r["profile"] for r in rows})
     cells: dict[tuple[str, str], list[dict]] = defaultdict(list)
@@ -104,84 +101,60 @@ def matrix_section(rows: list[dict], history, pages: dict[str, str]) -> str:
         cells[(row["op"], row["profile"])].append(row)
         first_line.setdefault(row["op"], row)
     series = {(s.op, s.profile): s for s in history.series()}
-    head = "".join(f'<th class="num">{e(p)}</th>' for p in profiles)
-    lines = [f'<h2 id="matrix">Kill rate by op × profile</h2><table class="matrix"><thead><tr><th>op</th>'
-             f'<th>where</th>{head}</tr></thead><tbody>']
+    table = []
     for op in sorted({r["op"] for r in rows}):
         place = first_line[op]
-        link = f'{pages[place["file"]]}#L{place["line"]}'
-        tds = []
+        shown = []
         for profile in profiles:
             here = cells.get((op, profile))
-            if not here:
-                tds.append('<td class="cell none"></td>')
-                continue
-            rate, caught, counted = _counts(here)
+            cell = _counts(here) if here else None
             trend = series.get((op, profile))
-            spark = svg_sparkline(trend.rates(history.runs)) if trend and len(history.runs) > 1 else ""
-            tds.append(rate_cell(rate, caught, counted, spark,
-                                 f' data-op="{e(op)}" data-profile="{e(profile)}"'))
-        lines.append(f'<tr><td><code>{e(op)}</code></td><td><a class="mono" href="{e(link)}">'
-                     f'{e(place["file"])}:{e(place["line"])}</a></td>{"".join(tds)}</tr>')
-    lines.append("</tbody></table>")
-    return "\n".join(lines)
+            if cell and trend and len(history.runs) > 1:
+                cell["spark"] = svg_sparkline(trend.rates(history.runs))
+            shown.append((profile, cell))
+        table.append({"op": op, "file": place["file"], "line": place["line"], "cells": shown,
+                      "link": f'{pages[place["file"]]}#L{place["line"]}'})
+    return {"profiles": profiles, "rows": table}
 
 
-def history_section(history) -> str:
-    runs = history.runs
-    if not runs:
-        return '<h2 id="history">History</h2><p class="meta">No runs with outcomes.</p>'
-    rows = "".join(
-        f'<tr><td class="num">{e(r.id)}</td><td>{e(r.started_at)}</td><td class="mono">'
-        f'{e((r.commit or "no git")[:12])}{" (dirty)" if r.dirty else ""}</td><td>{e(r.status)}</td>'
-        f'{"".join(_overall_cell(s, r.id) for s in history.overall())}</tr>' for r in runs)
-    heads = "".join(f'<th class="num">{e(s.profile)}</th>' for s in history.overall())
-    return (f'<h2 id="history">History: {len(runs)} run(s) of {e(runs[-1].target)}</h2>'
-            f'{svg_line_chart(history.overall(), runs)}'
-            f'<table class="runs"><thead><tr><th>run</th><th>started</th><th>commit</th><th>status</th>{heads}'
-            f'</tr></thead><tbody>{rows}</tbody></table>')
+def history_rows(history) -> dict:
+    """The runs so far: the chart of the overall kill rate per profile, and per run its overall cells."""
+    overall = history.overall()
+    rows = []
+    for r in history.runs:
+        points = [s.points.get(r.id) for s in overall]
+        rows.append({"run": r, "cells": [None if p is None else _cell(
+            p["kill_rate"], p["killed"] + p["timeout"], p["killed"] + p["timeout"] + p["survived"] + p["no_coverage"])
+            for p in points]})
+    chart = svg_line_chart(overall, history.runs) if history.runs else ""
+    return {"runs": history.runs, "overall": overall, "rows": rows, "chart": chart}
 
 
-def _overall_cell(series, run_id: int) -> str:
-    point = series.points.get(run_id)
-    if point is None:
-        return '<td class="cell none"></td>'
-    caught = point["killed"] + point["timeout"]
-    return rate_cell(point["kill_rate"], caught, caught + point["survived"] + point["no_coverage"])
-
-
-def survivors_section(rows: list[dict], pages: dict[str, str]) -> str:
-    parts = []
+def mutant_sections(rows: list[dict], pages: dict[str, str]) -> list[dict]:
+    """The survivors, then the mutants no test covers (when there are any), each with a link to its line."""
+    sections = []
     for status, title in (("survived", "Survivors: mutants no test killed"),
                           ("no_coverage", "Not covered: mutants no test executes")):
         found = group_mutants(rows, (status,))
         if status == "no_coverage" and not found:
             continue
-        parts.append(f'<h2 id="{status}">{title} ({len(found)})</h2>')
-        if not found:
-            parts.append('<p class="meta">None: every mutant was killed.</p>')
-        parts.extend(mutant_card(m, profiles, f'{pages[m["file"]]}#L{m["line"]}') for m, profiles in found)
-    return "\n".join(parts)
+        sections.append({"status": status, "title": title, "mutants": [
+            (m, profiles, f'{pages[m["file"]]}#L{m["line"]}') for m, profiles in found]})
+    return sections
 
 
-def files_section(rows: list[dict], pages: dict[str, str]) -> str:
+def file_rows(rows: list[dict], pages: dict[str, str]) -> list[dict]:
     by_file: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_file[row["file"]].append(row)
-    lines = ['<h2 id="files">Files</h2><table class="files"><thead><tr><th>file</th><th class="num">mutants</th>'
-             '<th class="num">killed</th><th class="num">survived</th><th class="num">no coverage</th>'
-             '<th class="num">other</th><th class="num">kill rate</th></tr></thead><tbody>']
+    table = []
     for file in sorted(by_file):
         here = by_file[file]
         statuses = Counter(r["status"] for r in here)
-        rate, caught, counted = _counts(here)
         other = sum(n for s, n in statuses.items() if s not in ("killed", "timeout", "survived", "no_coverage"))
-        lines.append(f'<tr><td><a class="mono" href="{e(pages[file])}">{e(file)}</a></td>'
-                     f'<td class="num">{len({r["mutant"] for r in here})}</td><td class="num">{caught}</td>'
-                     f'<td class="num">{statuses["survived"]}</td><td class="num">{statuses["no_coverage"]}</td>'
-                     f'<td class="num">{other}</td>{rate_cell(rate, caught, counted)}</tr>')
-    lines.append("</tbody></table>")
-    return "\n".join(lines)
+        table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant"] for r in here}),
+                      "survived": statuses["survived"], "no_coverage": statuses["no_coverage"], "other": other})
+    return table
 
 
 def _teeth_version() -> str:

@@ -1,4 +1,5 @@
-"""One HTML page per target file: its source, each line annotated with its mutants' outcomes and survivors' diffs."""
+"""One HTML page per target file (templates/file.html): its highlighted source, each line annotated with its
+mutants' outcomes and survivors' diffs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 from teeth import sources
 from teeth.errors import TeethError
-from teeth.report.html_page import e, group_mutants, mutant_card, page
+from teeth.report.highlight import highlight_lines
+from teeth.report.html_page import group_mutants, render
 
 SHOWN = ("killed", "timeout", "survived", "no_coverage")
 DETAILED = ("survived", "no_coverage")
@@ -42,18 +44,24 @@ def line_class(statuses: Counter) -> str:
     return "killed" if statuses["killed"] or statuses["timeout"] else "other"
 
 
-def badges(statuses: Counter, rows: list[dict]) -> str:
-    tip = "\n".join(f"{r['mutant']} {r['operator']} [{r['profile']}]: {r['status']}"
-                    + (f" by {r['killed_by']}" if r["killed_by"] else "") for r in rows)
-    parts = []
-    for status, label in (("survived", "✗"), ("no_coverage", "∅"), ("killed", "✓"), ("timeout", "T")):
-        if statuses[status]:
-            kind = "killed" if status == "timeout" else status
-            parts.append(f'<span class="badge {kind}" title="{e(tip)}">{label}{statuses[status]}</span>')
+BADGES = (("survived", "survived", "✗"), ("no_coverage", "no_coverage", "∅"), ("killed", "killed", "✓"),
+          ("timeout", "killed", "T"))  # status, badge class, label
+
+
+def badges(statuses: Counter) -> list[dict]:
+    """A line's badges: one per shown status it has, then one for errors and skips."""
+    found = [{"kind": kind, "label": label, "count": statuses[status]}
+             for status, kind, label in BADGES if statuses[status]]
     other = sum(n for s, n in statuses.items() if s not in SHOWN)
     if other:
-        parts.append(f'<span class="badge other" title="{e(tip)}">·{other}</span>')
-    return "".join(parts)
+        found.append({"kind": "other", "label": "·", "count": other})
+    return found
+
+
+def badge_tip(rows: list[dict]) -> str:
+    """The hover text of a line's badges: each of its mutants' outcomes, and the test that killed it."""
+    return "\n".join(f"{r['mutant']} {r['operator']} [{r['profile']}]: {r['status']}"
+                     + (f" by {r['killed_by']}" if r["killed_by"] else "") for r in rows)
 
 
 def source_page(file: str, rows: list[dict], run: dict, lines: list[str] | None) -> str:
@@ -62,37 +70,20 @@ def source_page(file: str, rows: list[dict], run: dict, lines: list[str] | None)
     for row in rows:
         by_line[row["line"]].append(row)
     counts = Counter(r["status"] for r in rows)
-    summary = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items()))
-    parts = [f'<p class="meta"><a href="../index.html">← report</a></p>',
-             f'<h1 class="mono">{e(file)}</h1>',
-             f'<p class="meta">target <b>{e(run["target"])}</b> · run <b>{e(run["id"])}</b> · '
-             f'{len({r["mutant"] for r in rows})} mutants · {e(summary)}</p>',
-             '<p class="meta">Per line: <span class="badge survived">✗</span> survived, '
-             '<span class="badge no_coverage">∅</span> no test covers it, <span class="badge killed">✓</span> killed '
-             '(<span class="badge killed">T</span> timeout), <span class="badge other">·</span> error or skipped; '
-             'hover a badge for its mutants.</p>']
-    if lines is None:
-        parts.append(f'<p class="notice">The source of {e(file)} could not be read (give <code>--root</code>); '
-                     f"showing each mutated line's original text instead.</p>")
+    unreadable = lines is None
+    if unreadable:
         lines = _lines_from_mutants(rows)
-    else:
-        stale = stale_mutants(rows, lines)
-        if stale:
-            parts.append(f'<p class="notice">{stale} mutant(s) no longer match the source at their line: '
-                         f'{e(file)} changed since run {e(run["id"])}, so some annotations may be off.</p>')
-    parts.append('<table class="source"><tbody>')
-    for number, text in enumerate(lines, start=1):
+    shown = []
+    for number, code in enumerate(highlight_lines(lines), start=1):
         here = by_line.get(number, [])
         statuses = Counter(r["status"] for r in here)
-        cls = f' class="line-{line_class(statuses)}"' if here else ""
-        parts.append(f'<tr id="L{number}"{cls}><td class="ln"><a href="#L{number}">{number}</a></td>'
-                     f'<td class="marks">{badges(statuses, here) if here else ""}</td>'
-                     f'<td class="code">{e(text)}</td></tr>')
-        cards = [mutant_card(m, profiles) for m, profiles in group_mutants(here, DETAILED)]
-        if cards:
-            parts.append(f'<tr class="detail"><td></td><td></td><td>{"".join(cards)}</td></tr>')
-    parts.append("</tbody></table>")
-    return page(f"{file} · teeth run {run['id']}", "\n".join(parts))
+        shown.append({"number": number, "code": code, "kind": line_class(statuses) if here else None,
+                      "badges": badges(statuses), "tip": badge_tip(here),
+                      "cards": group_mutants(here, DETAILED)})
+    return render("file.html", file=file, run=run, lines=shown, unreadable=unreadable,
+                  stale=0 if unreadable else stale_mutants(rows, lines),
+                  mutants=len({r["mutant"] for r in rows}),
+                  summary=", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items())))
 
 
 def _lines_from_mutants(rows: list[dict]) -> list[str]:

@@ -1,26 +1,21 @@
-"""The HTML pages (Jinja2, autoescaped, no scripts) and the kill-rate badge."""
+"""The HTML pages (Jinja2, autoescaped, no scripts; the report's page shell and macros) and the kill-rate badge."""
 
 from __future__ import annotations
 
 from functools import wraps
 from urllib.parse import urlencode
 
-from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from teeth.history import load_history
 from teeth.report.chart import rate_text, svg_line_chart
-from teeth.report.html_page import CSS, diff_html, rate_class
+from teeth.report.html_page import environment, rate_class
 from teeth.serve.app import read_denied
 from teeth.store import kill_rate
 
 MAX_CHART_LINES = 8
-templates = Environment(loader=PackageLoader("teeth.serve", "templates"),
-                        autoescape=select_autoescape(["html", "svg"]), trim_blocks=True, lstrip_blocks=True)
-templates.globals.update(css=Markup(CSS), rate_text=rate_text, rate_class=rate_class,
-                         diff=lambda text: Markup(diff_html(text)))
+templates = environment("teeth.serve")  # serve's templates, then the report's (page.html, macros.html)
 
 
 def page(render):
@@ -60,7 +55,7 @@ def target(store, name):
         cells = run["kill_rates"]
         totals = {k: sum(c[k] for c in cells) for k in ("killed", "timeout", "survived", "no_coverage")}
         table.append({**run, "kill_rate": kill_rate(totals), "survived": totals["survived"]})
-    return "target.html", {"name": name, "chart": Markup(svg_line_chart(lines, history.runs)), "runs": table}
+    return "target.html", {"name": name, "chart": svg_line_chart(lines, history.runs), "runs": table}
 
 
 @page
