@@ -55,3 +55,20 @@ def test_every_teeth_command_in_the_examples_parses(line):
         command.make_context(args[0], args[1:])
     except click.ClickException as exc:
         pytest.fail(f"{line}: {exc.format_message()}")
+
+
+def test_the_problem_matcher_reads_the_lines_format():
+    import json
+
+    from teeth.report.lines import survivor_lines
+
+    matcher = json.loads((ROOT / ".github" / "teeth-problem-matcher.json").read_text())["problemMatcher"][0]
+    pattern = matcher["pattern"][0]
+    row = {"mutant": "m1", "status": "survived", "file": "rows.py", "line": 2, "operator": "wrong_slice_start",
+           "original": "batch[a:b]", "replacement": "batch[0:b]"}
+    (line,) = survivor_lines([row], ROOT / "nowhere")
+    found = re.match(pattern["regexp"], line)
+    assert found, line
+    assert [found.group(pattern[k]) for k in ("line", "column", "message")] == [
+        "2", "1", "survived wrong_slice_start: batch[a:b] -> batch[0:b]"]
+    assert found.group(pattern["file"]).endswith("nowhere/rows.py")
