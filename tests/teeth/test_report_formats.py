@@ -185,3 +185,25 @@ def test_results_lines_format_narrows_by_status_and_names_files_from_the_working
 def test_results_stryker_format_with_status_is_one_line_and_exit_2(weak_run):
     done = results(weak_run, "--format", "stryker", "--status", "survived")
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "--status" in done.stderr
+
+
+def test_stryker_report_of_two_profiles_has_one_mutant_per_profile_and_no_coverage_for_skipped(tmp_path):
+    from teeth.report.stryker import RunPart, report
+
+    (tmp_path / "k.py").write_text("def scale(x):\n    return x * 2\n")
+
+    def row(profile, status, killed_by=None):
+        return {"mutant": "abc123", "file": "k.py", "line": 2, "function": "scale", "op": "scale",
+                "operator": "generic.swap_op", "profile": profile, "status": status, "killed_by": killed_by,
+                "check": None, "duration": 0.5, "tests_run": 1 if killed_by else None, "detail": None,
+                "original": "x * 2", "replacement": "x / 2"}
+
+    tests = [{"profile": "fp32", "test": "tests/test_k.py::test_scale", "covers": {"k.py::scale": "f"}}]
+    found = report([RunPart([row("fp32", "killed", "tests/test_k.py::test_scale"), row("bf16", "skipped")],
+                            tests, tmp_path)])
+    assert_valid_stryker_report(found)
+    killed, skipped = found["files"]["k.py"]["mutants"]
+    assert (killed["id"], skipped["id"]) == ("abc123@fp32", "abc123@bf16")
+    assert killed["coveredBy"] == killed["killedBy"] == ["tests/test_k.py::test_scale"]
+    assert skipped["status"] == "Ignored" and "coveredBy" not in skipped and "testsCompleted" not in skipped
+    assert killed["location"] == {"start": {"line": 2, "column": 12}, "end": {"line": 2, "column": 17}}
