@@ -72,7 +72,11 @@ def main():
 @click.option("--address", default=None, help="With --backend ray: the cluster's HOST:PORT, ray://HOST:PORT or "
               "'auto' (default: start a local cluster).")
 @click.option("--no-cache", is_flag=True, help="Run every mutant; reuse no stored outcome whose key still holds.")
-def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache):
+@click.option("--fail-under", "fail_under", default=None, callback=lambda _ctx, param, value: _fraction(param, value),
+              help="Exit 1 when the run's kill rate is under this fraction (0.8 = 80%; default: the target's "
+              "fail_under).")
+def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
+        fail_under):
     """Mutate a target, run its tests against every mutant, record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
@@ -115,6 +119,41 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         errors.print(f"[dim]{reused} outcome(s) reused from earlier runs: their cache key still holds "
                      "(--no-cache runs them again)[/dim]")
     print_run_report(console, store, summary.run_id)
+    _gate_run(store, summary.run_id, fail_under if fail_under is not None else target.fail_under)
+
+
+def _fraction(param, value: str | None) -> float | None:
+    """A fraction from 0 to 1 given on the command line; one line and exit 2 otherwise (80 is not 80%)."""
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if number is None or not 0 <= number <= 1:
+        raise TeethError(f"--{param.name.replace('_', '-')} {value!r}: expected a fraction from 0 to 1 "
+                         f"(0.8 means 80%)")
+    return number
+
+
+def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
+    """`teeth run`'s gate: exit 1 when the run's kill rate is under fail_under (`teeth check`'s semantics)."""
+    from teeth.errors import EXIT_GATE_FAILED
+    from teeth.gate import under_fail_under
+    from teeth.report.chart import rate_text
+    from teeth.store import kill_rate
+
+    if fail_under is None:
+        return
+    counts: dict[str, int] = {}
+    for row in store.results(run_id):
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    rate = kill_rate(counts)
+    if under_fail_under(rate, fail_under):
+        click.echo(f"teeth run: FAILED: kill rate {rate_text(rate)} is under fail_under {rate_text(fail_under)}")
+        sys.exit(EXIT_GATE_FAILED)
+    shown = "no mutant counts towards a kill rate" if rate is None else f"kill rate {rate_text(rate)}"
+    click.echo(f"teeth run: passed: {shown}, fail_under {rate_text(fail_under)}")
 
 
 @main.command()
@@ -139,8 +178,8 @@ def check(base, target_names, fmt, no_cache, jobs, db, config_path):
                            RichProgress(errors)) for target, changes in planned]
     passed = all(c.verdict.passed for c in checks)
     if fmt == "json":
-        from teeth.report.stryker import report_json
-        click.echo(report_json(checks))
+        from teeth.report.stryker import check_part, report_json
+        click.echo(report_json([check_part(store, c) for c in checks]))
     else:
         for c in checks:
             click.echo("\n".join(text_report(c.verdict, c.executed, c.reused, c.worker, c.functions, c.baseline)))
@@ -179,9 +218,14 @@ def _profiles(target, names):
 @click.option("--run", "run_ref", default="latest", help="Run id, or 'latest'.")
 @click.option("--target", "target_name", default=None, help="With --run latest: the latest run of this target.")
 @click.option("--status", type=click.Choice(STATUSES), default=None)
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "stryker", "lines"]), default="table",
+              help="table; json: a list for scripts; stryker: Stryker's mutation-testing-report-schema v2; lines: "
+              "`path:line:col: STATUS OPERATOR: change` per survivor (survived, no_coverage; or --status).")
+@click.option("--root", default=None, help="stryker, lines: where the target's files are read from "
+              "(default: from the config).")
+@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
 @click.option("--db", "db", default=None)
-def results(run_ref, target_name, status, fmt, db):
+def results(run_ref, target_name, status, fmt, root, config_path, db):
     """List the outcomes of a run."""
     from teeth.report.json import results_json
     from teeth.report.terminal import results_table
@@ -198,11 +242,66 @@ def results(run_ref, target_name, status, fmt, db):
         except ValueError:
             raise TeethError(f"--run takes a run id or 'latest', not {run_ref!r}") from None
         store.run(run_id)
+    if fmt in ("stryker", "lines"):
+        from teeth.report.html import source_root
+
+        target = store.run(run_id)["target"]
+        files_root = source_root(target, root, config_path)
+        if fmt == "lines":
+            from teeth.report.lines import SURVIVING, survivor_lines
+
+            for line in survivor_lines(store.results(run_id, status), files_root, (status,) if status else SURVIVING):
+                click.echo(line)
+            return
+        from teeth.report.stryker import report_json, run_part
+
+        if status:
+            raise TeethError("--status narrows table, json and lines; a stryker report holds every mutant")
+        click.echo(report_json([run_part(store, run_id, files_root, _configured(target, config_path, "fail_under"))]))
+        return
     rows = store.results(run_id, status)
     if fmt == "json":
         click.echo(results_json(rows))
     else:
         console.print(results_table(rows))
+
+
+def _configured(target: str, config_path: str | None, key: str):
+    """A target's setting from the config, for a reading command; None when there is no config or no such target."""
+    try:
+        config = load_config(config_path)
+    except TeethError:
+        if config_path:
+            raise
+        return None
+    return getattr(config.targets[target], key) if target in config.targets else None
+
+
+@main.command()
+@click.option("--target", "target_name", required=True, help="The target whose latest run the badge shows.")
+@click.option("--out", default="badge.svg", show_default=True, help="Where to write the SVG badge.")
+@click.option("--endpoint", default=None, help="Also write shields.io's endpoint JSON here "
+              "(https://img.shields.io/endpoint?url=...).")
+@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
+def badge(target_name, out, endpoint, db):
+    """Write a badge of the kill rate of the target's latest run (`teeth check` runs aside)."""
+    from pathlib import Path
+
+    from teeth.report import badge as kill_rate_badge
+    from teeth.report.chart import rate_text
+
+    store = Store(db_path(db), create=False)
+    run_id, rate = kill_rate_badge.latest_rate(store, target_name)
+    written = [(Path(out), kill_rate_badge.svg(target_name, rate))]
+    if endpoint:
+        written.append((Path(endpoint), kill_rate_badge.endpoint(rate)))
+    for path, text in written:
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise TeethError(f"cannot write {path}: {exc.strerror or exc}") from None
+    click.echo(f"{', '.join(str(p) for p, _ in written)}: kill rate {rate_text(rate)} (run {run_id} of "
+               f"{target_name})")
 
 
 @main.command()

@@ -95,7 +95,7 @@ def evaluate(store: Store, target: Target, run_id: int, base_commit: str) -> Ver
     rate = verdict.rate
     if rate is None:
         verdict.notes.append("no mutant in the changed code counts towards a kill rate")
-    elif policy.fail_under is not None and rate < policy.fail_under:
+    elif under_fail_under(rate, policy.fail_under):
         verdict.failures.append(f"kill rate {_pct(rate)} is under fail_under {_pct(policy.fail_under)}")
     if verdict.base_run is None:
         verdict.notes.append(f"no completed `teeth run` recorded at the base commit {base_commit[:12]}: "
@@ -105,6 +105,12 @@ def evaluate(store: Store, target: Target, run_id: int, base_commit: str) -> Ver
         verdict.failures.append(f"kill rate {_pct(rate)} dropped below the base's {_pct(verdict.base_rate)} "
                                 f"(run {verdict.base_run['id']}) by more than the tolerance {_pct(policy.tolerance)}")
     return verdict
+
+
+def under_fail_under(rate: float | None, fail_under: float | None) -> bool:
+    """The `fail_under` gate of `teeth check` and `teeth run`: a rate under it fails; no rate (nothing counted)
+    or no fail_under passes."""
+    return rate is not None and fail_under is not None and rate < fail_under
 
 
 def _pct(value: float | None) -> str:

@@ -15,3 +15,17 @@ def read_source(path: str | Path) -> str:
             return handle.read()
     except (SyntaxError, UnicodeDecodeError) as exc:  # tokenize: an unknown coding or bytes it cannot decode
         raise ConfigError(f"{path}: cannot read as Python source: {exc}") from None
+
+
+def span(source: str, line: int, original: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """1-based (line, column) of the start and the end (exclusive) of `original`, found on or after `line`
+    without crossing a line boundary before it starts; the whole line when it is not there."""
+    lines = source.splitlines(True)
+    offset = sum(len(text) for text in lines[: line - 1])
+    found = source.find(original, offset) if original else -1
+    if found < 0 or source.count("\n", offset, found) > 0:
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return (line, 1), (line, len(text.rstrip("\n")) + 1)
+    end = found + len(original)
+    end_line = line + source.count("\n", found, end)
+    return (line, found - offset + 1), (end_line, end - (source.rfind("\n", 0, end) + 1) + 1)

@@ -198,10 +198,27 @@ class Store:
 
     def results(self, run_id: int, status: str | None = None) -> list[dict]:
         sql = """select m.id as mutant, r.target, m.file, m.line, m.function, m.op, m.operator, o.profile,
-                        o.status, o.killed_by, o."check", o.duration, o.detail, m.original, m.replacement, m.skip
+                        o.status, o.killed_by, o."check", o.duration, o.tests_run, o.detail, m.original, m.replacement,
+                        m.skip
                  from outcomes o join mutants m on m.id = o.mutant_id join runs r on r.id = o.run_id
                  where o.run_id = ?""" + (" and o.status = ?" if status else "") + " order by m.file, m.line, m.id"
         return [dict(row) for row in self.db.query(sql, [run_id, status] if status else [run_id])]
+
+    def baseline_tests(self, run_id: int) -> list[dict]:
+        """The tests a run's baselines ran (profile, test, covers), oldest profile first; for a profile whose
+        baseline did not run (every outcome reused), the newest earlier baseline of the same target and profile."""
+        run = self.run(run_id)
+        found = []
+        for profile in json.loads(run["profiles"] or "[]"):
+            source = self.db.execute(
+                """select max(t.run_id) from tests t join runs r on r.id = t.run_id
+                   where r.target = ? and t.profile = ? and t.run_id <= ?""",
+                [run["target"], profile, run_id]).fetchone()[0]
+            found += [{"profile": row["profile"], "test": row["test"],
+                       "covers": json.loads(row["covers"]) if row["covers"] else {}}
+                      for row in self.db.query("select profile, test, covers from tests where run_id = ? and "
+                                               "profile = ? order by test", [source, profile])]
+        return found
 
     def kill_rates(self, run_id: int, by: tuple[str, ...] = ("op", "profile")) -> list[dict]:
         columns = ", ".join({"op": "m.op", "profile": "o.profile", "check": 'o."check"',

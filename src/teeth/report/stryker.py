@@ -1,69 +1,147 @@
-"""JSON in Stryker's mutation-testing-report-schema (mutation-testing-elements), for its viewers and dashboards."""
+"""JSON in Stryker's mutation-testing-report-schema v2 (mutation-testing-elements), for its viewers and dashboards.
+
+Used by `teeth results --format stryker` (any run) and `teeth check --format json` (the checked runs). The
+official schema is vendored for the tests in tests/teeth/schemas/mutation-testing-report-schema.json.
+"""
 
 from __future__ import annotations
 
 import importlib.metadata
 import json
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
-from teeth.sources import read_source
+from teeth.errors import TeethError
+from teeth.sources import read_source, span
+from teeth.store import Store
 
 SCHEMA_VERSION = "2"
 STATUS = {"killed": "Killed", "survived": "Survived", "no_coverage": "NoCoverage", "timeout": "Timeout",
           "error": "RuntimeError", "skipped": "Ignored"}
 REQUIRED_MUTANT_KEYS = ("id", "mutatorName", "location", "status")
 STATUS_ENUM = ("Killed", "Survived", "NoCoverage", "CompileError", "RuntimeError", "Timeout", "Ignored", "Pending")
+MODULE = "<module>"
+
+
+@dataclass
+class RunPart:
+    """One run of one target, as the report shows it."""
+
+    results: list[dict]  # Store.results rows
+    tests: list[dict]  # Store.baseline_tests rows: profile, test, covers
+    root: Path  # where the target's files and test files are read from
+    fail_under: float | None = None
+    relative_to: Path | None = None  # file paths are keyed relative to this (default: root)
+
+
+def run_part(store: Store, run_id: int, root: Path, fail_under: float | None = None) -> RunPart:
+    return RunPart(store.results(run_id), store.baseline_tests(run_id), Path(root), fail_under)
+
+
+def check_part(store: Store, check) -> RunPart:
+    """A `teeth check` target's run, keyed relative to the repository's top level."""
+    return RunPart(check.verdict.results, store.baseline_tests(check.verdict.run_id), check.target.root,
+                   check.verdict.policy.fail_under, Path(check.changes.toplevel))
 
 
 def _location(source: str, line: int, original: str) -> dict:
-    """1-based start and end of the original text, found on or after its line; the whole line otherwise."""
-    lines = source.splitlines(True)
-    offset = sum(len(text) for text in lines[: line - 1])
-    found = source.find(original, offset) if original else -1
-    if found < 0 or source.count("\n", offset, found) > 0:
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        return {"start": {"line": line, "column": 1}, "end": {"line": line, "column": len(text.rstrip("\n")) + 1}}
-    start_col = found - offset + 1
-    end = found + len(original)
-    end_line = line + source.count("\n", found, end)
-    end_col = end - (source.rfind("\n", 0, end) + 1) + 1
-    return {"start": {"line": line, "column": start_col}, "end": {"line": end_line, "column": end_col}}
+    (start_line, start_col), (end_line, end_col) = span(source, line, original)
+    return {"start": {"line": start_line, "column": start_col}, "end": {"line": end_line, "column": end_col}}
 
 
-def report(checks, thresholds: tuple[float, float] = (80, 60)) -> dict:
-    """One report over every checked target; files are keyed by their path in the repository."""
+def _read(path: Path) -> str | None:
+    try:
+        return read_source(path) if path.is_file() else None
+    except (OSError, TeethError):
+        return None
+
+
+def _name(path: Path, base: Path, fallback: str) -> str:
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return fallback
+
+
+class _Coverage:
+    """Which baseline tests executed a mutant's function (teeth records coverage per outer function)."""
+
+    def __init__(self, tests: list[dict]):
+        self.by_key: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for test in tests:
+            for key in test["covers"]:
+                self.by_key[(test["profile"], key)].append(test["test"])
+
+    def covered_by(self, row: dict) -> list[str]:
+        outer = (row["function"] or "").split(".<locals>")[0] or MODULE
+        found = self.by_key.get((row["profile"], f"{row['file']}::{outer}"))
+        if found is None:  # class-body code is recorded as module-level
+            found = self.by_key.get((row["profile"], f"{row['file']}::{MODULE}"), [])
+        return found
+
+
+def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool) -> dict:
+    mutant = {
+        "id": f"{row['mutant']}@{row['profile']}" if many_profiles else row["mutant"],
+        "mutatorName": row["operator"],
+        "replacement": row["replacement"],
+        "location": _location(source, row["line"], row["original"]),
+        "status": STATUS.get(row["status"], "RuntimeError"),
+        "description": f"{row['operator']} in {row['function'] or MODULE} (op {row['op']}, "
+                       f"profile {row['profile']})",
+    }
+    if row["status"] != "skipped":
+        covered = [] if row["status"] == "no_coverage" else coverage.covered_by(row)
+        if row["killed_by"] and row["killed_by"] not in covered:
+            covered = [*covered, row["killed_by"]]
+        mutant["coveredBy"] = covered
+        mutant["testsCompleted"] = row.get("tests_run") or 0
+    if row["killed_by"]:
+        mutant["killedBy"] = [row["killed_by"]]
+    reason = row["detail"] or (f"check: {row['check']}" if row["check"] else None)
+    if reason:
+        mutant["statusReason"] = reason
+    if row["duration"] is not None:
+        mutant["duration"] = round(1000 * row["duration"])
+    return mutant
+
+
+def _test_files(parts: list[RunPart]) -> dict[str, dict]:
+    """The runs' baseline tests and killing tests, one entry per test file (pytest node ids: FILE::NAME)."""
+    files: dict[str, dict] = {}
+    seen: set[str] = set()
+    for part in parts:
+        node_ids = [t["test"] for t in part.tests] + [r["killed_by"] for r in part.results if r["killed_by"]]
+        for node_id in node_ids:
+            if node_id in seen:
+                continue
+            seen.add(node_id)
+            file, _, name = node_id.partition("::")
+            if file not in files:
+                files[file] = {"tests": []}
+                source = _read(part.root / file)
+                if source is not None:
+                    files[file]["source"] = source
+            files[file]["tests"].append({"id": node_id, "name": name or node_id})
+    return files
+
+
+def report(parts: list[RunPart], thresholds: tuple[int, int] = (80, 60)) -> dict:
+    """One report over the given runs; files are keyed by their path relative to each part's `relative_to`."""
     files: dict[str, dict] = {}
     sources: dict[Path, str] = {}
-    for check in checks:
-        many_profiles = len({r["profile"] for r in check.verdict.results}) > 1
-        root = Path(check.changes.toplevel).resolve()
-        for row in check.verdict.results:
-            path = (check.target.root / row["file"]).resolve()
+    for part in parts:
+        many_profiles = len({r["profile"] for r in part.results}) > 1
+        coverage = _Coverage(part.tests)
+        for row in part.results:
+            path = (part.root / row["file"]).resolve()
             if path not in sources:
-                sources[path] = read_source(path) if path.is_file() else ""
-            try:
-                name = path.relative_to(root).as_posix()
-            except ValueError:
-                name = row["file"]
+                sources[path] = _read(path) or ""
+            name = _name(path, part.relative_to or part.root, row["file"])
             entry = files.setdefault(name, {"language": "python", "source": sources[path], "mutants": []})
-            mutant = {
-                "id": f"{row['mutant']}@{row['profile']}" if many_profiles else row["mutant"],
-                "mutatorName": row["operator"],
-                "replacement": row["replacement"],
-                "location": _location(sources[path], row["line"], row["original"]),
-                "status": STATUS.get(row["status"], "RuntimeError"),
-                "description": f"{row['operator']} in {row['function'] or '<module>'} (op {row['op']}, "
-                               f"profile {row['profile']})",
-            }
-            if row["killed_by"]:
-                mutant["killedBy"] = [row["killed_by"]]
-            reason = row["detail"] or (f"check: {row['check']}" if row["check"] else None)
-            if reason:
-                mutant["statusReason"] = reason
-            if row["duration"] is not None:
-                mutant["duration"] = round(1000 * row["duration"])
-            entry["mutants"].append(mutant)
-    fail_under = [c.verdict.policy.fail_under for c in checks if c.verdict.policy.fail_under is not None]
+            entry["mutants"].append(_mutant(row, sources[path], coverage, many_profiles))
+    fail_under = [p.fail_under for p in parts if p.fail_under is not None]
     high, low = thresholds
     if fail_under:
         low = round(100 * min(fail_under))
@@ -72,10 +150,13 @@ def report(checks, thresholds: tuple[float, float] = (80, 60)) -> dict:
         version = importlib.metadata.version("teeth")
     except importlib.metadata.PackageNotFoundError:
         version = "unknown"
-    return {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": SCHEMA_VERSION,
-            "thresholds": {"high": high, "low": low}, "files": files,
-            "framework": {"name": "teeth", "version": version}}
+    found = {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": SCHEMA_VERSION,
+             "thresholds": {"high": high, "low": low}, "files": files,
+             "testFiles": _test_files(parts), "framework": {"name": "teeth", "version": version}}
+    if len(parts) == 1:
+        found["projectRoot"] = str((parts[0].relative_to or parts[0].root).resolve())
+    return found
 
 
-def report_json(checks) -> str:
-    return json.dumps(report(checks), indent=2)
+def report_json(parts: list[RunPart]) -> str:
+    return json.dumps(report(parts), indent=2)

@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from teeth.history import load_history
+from teeth.report import badge as kill_rate_badge
 from teeth.report.chart import rate_text, svg_line_chart
 from teeth.report.html_page import environment, rate_class
 from teeth.serve.app import read_denied
@@ -85,8 +86,6 @@ def badge(request: Request) -> Response:
     name = request.path_params["name"]
     found = next((t for t in request.app.state.service.store().target_summaries() if t["target"] == name), None)
     rate = found["kill_rate"] if found else None
-    colour = {"good": "#2e7d32", "ok": "#b08800", "bad": "#c62828", "none": "#9e9e9e"}[rate_class(rate)]
-    svg = templates.get_template("badge.svg").render(label="kill rate", value=rate_text(rate) if found else "unknown",
-                                                     colour=colour, name=name)
+    svg = kill_rate_badge.svg(name, rate, None if found else "unknown")
     return Response(svg, media_type="image/svg+xml", status_code=200 if found else 404,
                     headers={"cache-control": "no-cache"})

@@ -1,0 +1,57 @@
+"""The kill-rate badge: an SVG, and the JSON that shields.io's endpoint badge reads. `teeth badge` writes both;
+`teeth serve` answers /badge/NAME.svg with the same SVG."""
+
+from __future__ import annotations
+
+import json
+
+from jinja2 import Environment
+
+from teeth.errors import TeethError
+from teeth.report.chart import rate_text
+from teeth.report.html_page import rate_class
+from teeth.store import Store, kill_rate
+
+LABEL = "kill rate"
+COLOURS = {"good": "#2e7d32", "ok": "#b08800", "bad": "#c62828", "none": "#9e9e9e"}  # the reports' cell colours
+SVG = Environment(autoescape=True).from_string(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="20" role="img" '
+    'aria-label="{{ name }}: {{ label }} {{ value }}">\n<title>{{ name }}: {{ label }} {{ value }}</title>\n'
+    '<rect width="60" height="20" fill="#555"/><rect x="60" width="60" height="20" fill="{{ colour }}"/>\n'
+    '<g fill="#fff" text-anchor="middle" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11">\n'
+    '<text x="30" y="14">{{ label }}</text><text x="90" y="14">{{ value }}</text></g></svg>')
+
+
+def message(rate: float | None) -> str:
+    """The badge's right-hand text: the rate, or why there is none (shields.io refuses an empty message)."""
+    return "no mutants" if rate is None else rate_text(rate)
+
+
+def colour(rate: float | None) -> str:
+    return COLOURS[rate_class(rate)]
+
+
+def svg(name: str, rate: float | None, value: str | None = None) -> str:
+    """The badge; `value` replaces the rate's text (the service's "unknown" for a target it has not seen)."""
+    return SVG.render(name=name, label=LABEL, value=value or message(rate), colour=colour(rate)) + "\n"
+
+
+def endpoint(rate: float | None) -> str:
+    """shields.io's endpoint badge JSON (https://shields.io/badges/endpoint-badge)."""
+    return json.dumps({"schemaVersion": 1, "label": LABEL, "message": message(rate), "color": colour(rate)}) + "\n"
+
+
+def latest_rate(store: Store, target: str) -> tuple[int, float | None]:
+    """(run id, kill rate) of the target's latest run with outcomes, `teeth check` runs aside (they hold only the
+    changed code's mutants); a one-line error when it has none."""
+    row = next(iter(store.db.query(
+        """select max(r.id) as id from runs r where r.target = ?
+           and coalesce(json_extract(r.options, '$.command'), 'run') = 'run'
+           and exists (select 1 from outcomes o where o.run_id = r.id)""", [target])), {"id": None})
+    if row["id"] is None:
+        known = ", ".join(store.run_targets()) or "none"
+        raise TeethError(f"no runs with outcomes of target {target!r} in {store.path} (targets with runs: {known})")
+    counts: dict[str, int] = {}
+    for result in store.results(row["id"]):
+        counts[result["status"]] = counts.get(result["status"], 0) + 1
+    return row["id"], kill_rate(counts)

@@ -1,0 +1,69 @@
+"""`teeth badge`: the SVG and shields.io endpoint JSON of a target's latest kill rate; bad input is one line."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+
+from test_check import check, edit, git_repo, TAKE_ROWS, TAKE_ROWS_CHANGED
+
+from teeth.report import badge
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def assert_one_line_error(done, *fragments):
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_badge_writes_the_svg_and_the_endpoint_json_of_the_latest_run(project, teeth, tmp_path):
+    root = project("weak_suite")
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
+    out, endpoint = tmp_path / "kill-rate.svg", tmp_path / "kill-rate.json"
+    done = teeth("badge", "--target", "rows", "--out", str(out), "--endpoint", str(endpoint), "--db", str(teeth.db),
+                 cwd=root, use_db=False)
+    assert done.returncode == 0, done.stderr
+    assert "kill rate 80.0% (run 1 of rows)" in done.stdout
+    texts = [t.text for t in ElementTree.fromstring(out.read_text()).iter(f"{SVG}text")]
+    assert texts == ["kill rate", "80.0%"]
+    assert json.loads(endpoint.read_text()) == {"schemaVersion": 1, "label": "kill rate", "message": "80.0%",
+                                                "color": "#b08800"}
+
+
+def test_badge_defaults_to_badge_svg_and_ignores_check_runs(project, teeth):
+    root = git_repo(project("weak_suite"))
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
+    edit(root, TAKE_ROWS, TAKE_ROWS_CHANGED)
+    assert check(teeth, root, "--no-cache").returncode == 1  # a later run of the changed code only
+    done = teeth("badge", "--target", "rows", "--db", str(teeth.db), cwd=root, use_db=False)
+    assert done.returncode == 0, done.stderr
+    assert "(run 1 of rows)" in done.stdout and ">80.0%<" in (root / "badge.svg").read_text()
+
+
+def test_badge_of_a_target_without_runs_is_one_line_and_exit_2(project, teeth, tmp_path):
+    root = project("weak_suite")
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
+    done = teeth("badge", "--target", "nope", "--db", str(teeth.db), cwd=root, use_db=False)
+    assert_one_line_error(done, "no runs with outcomes of target 'nope'", "targets with runs: rows")
+    assert not (root / "badge.svg").exists()
+    done = teeth("badge", "--target", "rows", "--out", str(tmp_path / "missing" / "b.svg"), "--db", str(teeth.db),
+                 cwd=root, use_db=False)
+    assert_one_line_error(done, "cannot write", "b.svg")
+
+
+def test_badge_without_a_database_is_one_line_and_creates_none(tmp_path, teeth):
+    done = teeth("badge", "--target", "rows", "--db", str(tmp_path / "absent.db"), cwd=tmp_path, use_db=False)
+    assert_one_line_error(done, "no teeth database")
+    assert not (tmp_path / "absent.db").exists() and not (tmp_path / "badge.svg").exists()
+
+
+def test_badge_colours_follow_the_reports_and_the_text_is_escaped():
+    assert [badge.colour(r) for r in (0.95, 0.7, 0.2, None)] == ["#2e7d32", "#b08800", "#c62828", "#9e9e9e"]
+    assert json.loads(badge.endpoint(None))["message"] == "no mutants"  # shields.io refuses an empty message
+    svg = badge.svg("<a&b>", 0.5)
+    assert "<a&b>" not in svg and "&lt;a&amp;b&gt;" in svg
+    assert ElementTree.fromstring(svg).find(f"{SVG}title").text == "<a&b>: kill rate 50.0%"
