@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -71,12 +72,16 @@ def main():
               help="local: forked warm workers on this machine; ray: warm actors on a Ray cluster (docs/ray.md).")
 @click.option("--address", default=None, help="With --backend ray: the cluster's HOST:PORT, ray://HOST:PORT or "
               "'auto' (default: start a local cluster).")
+@click.option("--execution", type=click.Choice(["warm", "cold"]), default=None,
+              help="warm: the worker runs the baseline and forks mutants from its warm state; cold: the baseline and "
+              "every mutant run in a forked child and the worker never runs a test (the CUDA path). Default: each "
+              "profile's own (CUDA profiles are cold).")
 @click.option("--no-cache", is_flag=True, help="Run every mutant; reuse no stored outcome whose key still holds.")
 @click.option("--fail-under", "fail_under", default=None, callback=lambda _ctx, param, value: _fraction(param, value),
               help="Exit 1 when the run's kill rate is under this fraction (0.8 = 80%; default: the target's "
               "fail_under).")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
-        fail_under):
+        fail_under, execution):
     """Mutate a target, run its tests against every mutant, record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
@@ -88,6 +93,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     target = config.target(target_name)
     operators = select_operators(list(operator_names) or target.operators)
     profiles = _profiles(target, profile_names)
+    if execution:
+        profiles = [dataclasses.replace(p, execution=execution) for p in profiles]
     if resume:
         require_resumable(db_path(db), target)
     found = discover_ops(target, operators, list(ops), DiscoveryCache())  # an unknown --op is refused before the database is opened
@@ -98,6 +105,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     try:
         summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found,
                           options={"ops": list(ops), "jobs": jobs, "operators": list(operator_names),
+                                   "execution": execution,
                                    "backend": backend, "address": address, "no_cache": no_cache})
     except KeyboardInterrupt:
         if lab.run_id is None:

@@ -51,6 +51,7 @@ class ProfileTable(_Table):
     env: dict[str, str | int | float] = {}
     pytest_args: list[str] | None = None
     requires: Literal["cuda"] | None = None
+    execution: Literal["warm", "cold"] | None = None
 
 
 class TeethTable(_Table):

@@ -15,6 +15,10 @@ class Profile:
     env: dict[str, str] = field(default_factory=dict)
     pytest_args: tuple[str, ...] = ()
     requires: str | None = None  # "cuda" or None
+    # "warm": the worker runs the baseline itself and forks each mutant from its warm state; "cold": the worker
+    # never runs a test (so never initialises CUDA): the baseline and each mutant run in a forked child that
+    # initialises what it needs itself. Profiles that need CUDA are cold.
+    execution: str = "warm"
 
     def unavailable_reason(self) -> str | None:
         """Why this profile cannot run on this machine, or None when it can."""
@@ -39,8 +43,8 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             env={"TRITON_INTERPRET": "1"},
             pytest_args=("-k", "triton_interpret_fp32"),
         ),
-        Profile("cuda_bf16", pytest_args=("-k", "cuda_bf16"), requires="cuda"),
-        Profile("triton_cuda_bf16", pytest_args=("-k", "triton_cuda_bf16"), requires="cuda"),
+        Profile("cuda_bf16", pytest_args=("-k", "cuda_bf16"), requires="cuda", execution="cold"),
+        Profile("triton_cuda_bf16", pytest_args=("-k", "triton_cuda_bf16"), requires="cuda", execution="cold"),
     )
 }
 
@@ -53,4 +57,5 @@ def profile_from_table(name: str, table: dict) -> Profile:
         env={**base.env, **{str(k): str(v) for k, v in table.get("env", {}).items()}},
         pytest_args=tuple(table.get("pytest_args", base.pytest_args)),
         requires=table.get("requires", base.requires),
+        execution=table.get("execution", "cold" if table.get("requires") == "cuda" else base.execution),
     )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import linecache
 import os
+import re
 import sys
+import textwrap
 import types
 
 
@@ -81,7 +84,7 @@ def prepare_mutant(path: str, swap: str, code: str):
         # One definition under that name: swap its code wherever the function object is held.
         if len(news) == 1 and targets and len({f.__code__ for f in targets}) == 1:
             return lambda: _swap(targets, news[0], swap, code)
-    return lambda: _exec_into(module, compiled)
+    return lambda: _exec_into(module, compiled, code)
 
 
 def _swap(functions, code: types.CodeType, swap: str, source: str) -> None:
@@ -110,6 +113,25 @@ def _serve_source(functions, source: str) -> None:
     if isinstance(cache, dict):
         for function in functions:
             cache.pop(function, None)
+    _recompile_kernels(functions)
+
+
+def _recompile_kernels(functions) -> None:
+    """A compiled (not interpreted) @triton.jit kernel is built from the source text its JITFunction holds, and
+    found again by a hash of that text: give each swapped kernel its mutated text, and make every kernel of its
+    module (callers included) hash and compile again, so that nothing is served from the original's caches."""
+    swapped = {id(f) for f in functions}
+    for module in {sys.modules.get(f.__module__) for f in functions} - {None}:
+        for value in list(vars(module).values()):
+            if not hasattr(value, "_unsafe_update_src"):  # triton >= 3.2's JITCallable
+                continue
+            if id(getattr(value, "fn", None)) in swapped:
+                text = textwrap.dedent("".join(inspect.getsourcelines(value.fn)[0]))
+                value._unsafe_update_src(text[re.search(r"^def\s+\w+\s*\(", text, re.MULTILINE).start():])
+            value.hash = None
+            caches = getattr(value, "device_caches", None)
+            if hasattr(caches, "clear"):
+                caches.clear()
 
 
 def apply_mutant(path: str, swap: str, code: str) -> None:
@@ -117,8 +139,10 @@ def apply_mutant(path: str, swap: str, code: str) -> None:
     prepare_mutant(path, swap, code)()
 
 
-def _exec_into(module: types.ModuleType, compiled: types.CodeType) -> None:
-    """Re-run the mutated module; classes that already exist take the new class's attributes."""
+def _exec_into(module: types.ModuleType, compiled: types.CodeType, source: str) -> None:
+    """Re-run the mutated module; classes that already exist take the new class's attributes. The mutated text is
+    what linecache serves for the file while it runs: @triton.jit reads its kernels' source when it wraps them."""
+    linecache.cache[compiled.co_filename] = (len(source), None, source.splitlines(True), compiled.co_filename)
     fresh: dict = {"__name__": module.__name__, "__file__": module.__file__,
                    "__package__": module.__package__, "__spec__": module.__spec__}
     try:

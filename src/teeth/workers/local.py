@@ -60,7 +60,7 @@ class LocalBackend(Backend):
         copies = {f: self.scratch.inside(f) for f in files if self.scratch.inside(f) != f}
         self.token = f"\x1eteeth-{secrets.token_hex(8)}:"
         spec = {"args": pytest_args(target, profile, self.scratch), "files": files, "copies": copies,
-                "token": self.token,
+                "token": self.token, "execution": profile.execution,
                 "writable": [str(self.scratch.dir)] if target.sandbox else None}
         env = {**os.environ, **WORKER_ENV, **profile.env, **self.scratch.env()}
         with open(self.scratch.log, "wb") as log:
@@ -138,6 +138,8 @@ class LocalBackend(Backend):
                 break
         while in_flight:
             message = self._read()
+            if message.get("event") == "fatal":
+                raise WorkerFailed(message["message"])
             in_flight -= 1
             for task in pending:
                 self._submit(task)

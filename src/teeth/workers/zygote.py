@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import importlib
 import json
 import os
 import selectors
@@ -80,6 +81,16 @@ class Child:
             return None
 
 
+class CudaInitialised(Exception):
+    """Something in the worker initialised CUDA: it must not fork."""
+
+
+def _cuda_initialised() -> bool:
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None)
+    return bool(cuda is not None and cuda.is_initialized())
+
+
 def _die_with_parent() -> None:
     """PR_SET_PDEATHSIG: this process gets SIGKILL when the process that started it dies (Linux)."""
     if sys.platform == "linux":
@@ -89,9 +100,11 @@ def _die_with_parent() -> None:
 class Zygote:
     """Forks one child per task and reports each child's result, timeout or crash."""
 
-    def __init__(self, items: dict, channel: Channel, files: list[str], copies: dict[str, str] | None = None):
-        """`copies`: a target file -> its copy in the scratch tree, where the tests may import it from instead."""
-        self.items, self.channel, self.files = items, channel, files
+    def __init__(self, items: dict, channel: Channel, files: list[str], copies: dict[str, str] | None = None,
+                 execution: str = "warm"):
+        """`copies`: a target file -> its copy in the scratch tree, where the tests may import it from instead.
+        `execution`: "warm" runs the baseline here; "cold" forks it too, so this process never runs a test."""
+        self.items, self.channel, self.files, self.execution = items, channel, files, execution
         self.copies = copies or {}
         self.originals = {os.path.realpath(copy): file for file, copy in self.copies.items()}
         self.children: dict[int, Child] = {}  # by the pidfd that reports its exit
@@ -99,6 +112,8 @@ class Zygote:
         self.stdin_buffer = b""
 
     def fork(self, ident: str, timeout: float, work) -> None:
+        if _cuda_initialised():  # a forked CUDA context is unusable: refuse rather than hand one to a child
+            raise CudaInitialised("this worker has initialised CUDA; it cannot fork")
         read_fd, write_fd = os.pipe()
         token = b"\x00teeth-result-" + os.urandom(8).hex().encode() + b":"
         pid = os.fork()
@@ -155,7 +170,24 @@ class Zygote:
         shadowed = shadowing([*self.files, *self.copies.values()])
         if shadowed:
             shadowed = (self.originals.get(shadowed[0], shadowed[0]), shadowed[1])
-        return {"status": "baseline", "tests": tests, "shadowed": shadowed}
+        return {"status": "baseline", "tests": tests, "shadowed": shadowed, "modules": self._target_modules()}
+
+    def _target_modules(self) -> list[str]:
+        """The modules of the target's files (or their copies) the tests imported."""
+        wanted = {os.path.realpath(f) for f in [*self.files, *self.copies.values()]}
+        return sorted(name for name, module in list(sys.modules.items())
+                      if isinstance(getattr(module, "__file__", None), str)
+                      and os.path.realpath(module.__file__) in wanted)
+
+    def _import(self, names: list[str]) -> None:
+        """Cold path: the target's modules that the tests import lazily were imported by the baseline's child only;
+        import them here too, where mutants are prepared (importing does not initialise CUDA; a fork checks)."""
+        for name in names:
+            if name not in sys.modules:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 - a mutant of it is then an error that says it was never imported
+                    pass
 
     def prepare(self, command: dict):
         """The mutant, applied to the module the tests imported: the target's file, or its copy in the scratch tree."""
@@ -168,19 +200,31 @@ class Zygote:
             return prepare_mutant(copy, command["swap"], command["code"])
 
     def handle(self, command: dict) -> bool:
+        try:
+            return self._handle(command)
+        except CudaInitialised as exc:
+            self.channel.send({"event": "fatal", "message": str(exc)})
+            return False
+
+    def _handle(self, command: dict) -> bool:
         kind = command["cmd"]
         if kind == "quit":
             return False
-        if kind == "baseline":
+        if kind == "baseline" and self.execution == "cold":
+            # In a child, like every mutant: this process never runs a test, so it never initialises CUDA.
+            self.fork("baseline", command["timeout"], lambda: self.baseline(command.get("tests")))
+        elif kind == "baseline":
             # In this process, not a child: the baseline also warms every lazy import and first-call
             # initialisation (torch's take seconds) that each forked mutant would otherwise pay again.
-            self.channel.send({"event": "result", "id": "baseline", **self.baseline(command.get("tests"))})
+            result = self.baseline(command.get("tests"))
+            result.pop("modules")
+            self.channel.send({"event": "result", "id": "baseline", **result})
             gc.collect()
             gc.freeze()  # children then leave the warm heap's pages shared
-            torch = sys.modules.get("torch")
-            if torch is not None and torch.cuda.is_initialized():
+            if _cuda_initialised():
                 self.channel.send({"event": "fatal", "message": "the baseline initialised CUDA; a process that "
-                                   "has initialised CUDA cannot be forked for mutants"})
+                                   "has initialised CUDA cannot be forked for mutants (a profile with "
+                                   "execution = \"cold\" runs the baseline in a child)"})
                 return False
         elif kind == "mutant":
             try:
@@ -216,6 +260,8 @@ class Zygote:
         duration = time.perf_counter() - child.started
         message = {"event": "result", "id": child.ident, "duration": duration}
         result = child.result()
+        if result is not None and "modules" in result:
+            self._import(result.pop("modules"))
         if child.timed_out:
             message.update(status="timeout", detail=f"no result after {duration:.1f}s")
         elif result is not None:
@@ -319,7 +365,8 @@ class ZygotePlugin:
                 return True
         items = {item.nodeid: item for item in session.items}
         self.channel.send({"event": "collected", "tests": list(items), "protection": self.spec.get("protection")})
-        Zygote(items, self.channel, self.spec["files"], self.spec.get("copies")).serve()
+        Zygote(items, self.channel, self.spec["files"], self.spec.get("copies"),
+               self.spec.get("execution", "warm")).serve()
         return True
 
 
