@@ -15,7 +15,7 @@ from teeth.errors import TeethError
 from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
                                  retry_while_locked)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DEFAULT_DB = "db/teeth.db"
 STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
 
@@ -102,6 +102,10 @@ class Store:
                 if column not in self.db["runs"].columns_dict:
                     self.db["runs"].add_column(column, kind)
             self.db.execute("PRAGMA user_version = 4")
+        if version < 5:  # `teeth show`: the lines each baseline test executed (teeth.coverage_map.line_ranges)
+            if "lines" not in self.db["tests"].columns_dict:
+                self.db["tests"].add_column("lines", str)
+            self.db.execute("PRAGMA user_version = 5")
 
     # -- writes ---------------------------------------------------------------
     def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
@@ -132,11 +136,12 @@ class Store:
                                        pk=("run_id", "mutant_id", "profile"))
 
     def record_tests(self, run_id: int, profile: str, tests: dict[str, dict], covers: dict | None = None,
-                     test_keys: dict | None = None, profile_key: str | None = None) -> None:
+                     test_keys: dict | None = None, profile_key: str | None = None, lines: dict | None = None) -> None:
         self.db["tests"].upsert_all(({
             "run_id": run_id, "profile": profile, "test": test, "duration": record["duration"],
             "failure": json.dumps(record["failure"]) if record["failure"] else None,
             "covers": json.dumps(covers[test]) if covers is not None else None,
+            "lines": json.dumps(lines[test]) if lines is not None else None,
             "test_key": (test_keys or {}).get(test), "profile_key": profile_key,
         } for test, record in tests.items()), pk=("run_id", "profile", "test"))
 
@@ -246,6 +251,24 @@ class Store:
         return [dict(r) for r in self.db.query(
             """select o.*, r.started_at, r."commit" from outcomes o join runs r on r.id = o.run_id
                where o.mutant_id = ? order by o.run_id desc, o.profile""", [mutant_id])]
+
+    def tests_executing(self, target: str, file: str, lines: range) -> dict[str, dict]:
+        """Per profile: the newest run of `target` that recorded line coverage, and its passing baseline tests that
+        executed any of `lines` of `file` (a display path), by name."""
+        from teeth.coverage_map import parse_ranges
+
+        if "lines" not in self.db["tests"].columns_dict:  # a read-only store of schema 3: nothing recorded
+            return {}
+        newest = self.db.query(
+            """select t.profile, max(t.run_id) as run_id from tests t join runs r on r.id = t.run_id
+               where r.target = ? and t.lines is not null group by t.profile order by t.profile""", [target])
+        found = {}
+        for row in list(newest):
+            tests = [t["test"] for t in self.db.query(
+                "select test, lines from tests where run_id = ? and profile = ? and failure is null order by test",
+                [row["run_id"], row["profile"]]) if parse_ranges(json.loads(t["lines"]).get(file, "")) & set(lines)]
+            found[row["profile"]] = {"run_id": row["run_id"], "tests": tests}
+        return found
 
     def run_targets(self) -> list[str]:
         return [r[0] for r in self.db.execute("select distinct target from runs order by target")]
