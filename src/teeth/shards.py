@@ -17,6 +17,7 @@ from pathlib import Path
 
 from teeth.errors import ConfigError, ShardsRefused, TeethError
 from teeth.store import STATUSES, Store, now
+from teeth.store_opening import write_transaction
 
 # Options that say how a shard ran, not what it measured: they may differ between shards.
 HOW_IT_RAN = ("jobs", "backend", "address", "no_cache", "shard")
@@ -115,7 +116,7 @@ def check_shards(shards: list[ShardRun]) -> None:
 
 def _short(value) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text if text is None or len(text) <= 80 else text[:79] + "…"
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
@@ -131,22 +132,32 @@ def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
             timings[stage] = timings.get(stage, 0.0) + seconds
     rows = {s.path: _rows(s) for s in shards}  # everything read before the target database is opened
     store = Store(into)
-    with store.db.conn:
-        run_id = store.db["runs"].insert({
-            "target": first.run["target"], "started_at": min(s.run["started_at"] for s in shards),
-            "finished_at": now(), "status": "completed", "commit": first.run["commit"], "dirty": first.run["dirty"],
-            "profiles": first.run["profiles"], "operators": first.run["operators"],
-            "versions": first.run["versions"], "options": json.dumps(options), "timings": json.dumps(timings),
-        }).last_pk
-        for mutants, outcomes, tests in rows.values():
-            store.db["mutants"].upsert_all(mutants, pk="id")
-            store.db["outcomes"].insert_all(({**o, "run_id": run_id} for o in outcomes),
-                                            pk=("run_id", "mutant_id", "profile"))
-            store.db["tests"].upsert_all(({**t, "run_id": run_id} for t in tests), pk=("run_id", "profile", "test"))
-        counts = {s: store.db["outcomes"].count_where("run_id = ? and status = ?", [run_id, s]) for s in STATUSES}
-        made = json.loads(first.run["totals"] or "{}")
-        counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
-        store.db["runs"].update(run_id, {"totals": json.dumps(counts)})
+    run_id = None
+    try:
+        with write_transaction(store.db):  # one commit; sqlite-utils may still commit early: undone below
+            run_id = store.db["runs"].insert({
+                "target": first.run["target"], "started_at": min(s.run["started_at"] for s in shards),
+                "finished_at": now(), "status": "completed", "commit": first.run["commit"],
+                "dirty": first.run["dirty"], "profiles": first.run["profiles"], "operators": first.run["operators"],
+                "versions": first.run["versions"], "options": json.dumps(options), "timings": json.dumps(timings),
+            }).last_pk
+            for mutants, outcomes, tests in rows.values():
+                store.db["mutants"].upsert_all(mutants, pk="id")
+                store.db["outcomes"].insert_all(({**o, "run_id": run_id} for o in outcomes),
+                                                pk=("run_id", "mutant_id", "profile"))
+                store.db["tests"].upsert_all(({**t, "run_id": run_id} for t in tests),
+                                             pk=("run_id", "profile", "test"))
+            counts = {s: store.db["outcomes"].count_where("run_id = ? and status = ?", [run_id, s])
+                      for s in STATUSES}
+            made = json.loads(first.run["totals"] or "{}")
+            counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
+            store.db["runs"].update(run_id, {"totals": json.dumps(counts)})
+    except BaseException:
+        if run_id is not None:
+            for table in ("outcomes", "tests"):
+                store.db[table].delete_where("run_id = ?", [run_id])
+            store.db["runs"].delete_where("id = ?", [run_id])
+        raise
     return run_id
 
 
