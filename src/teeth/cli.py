@@ -88,7 +88,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
     from teeth.lab import Lab
-    from teeth.preflight import discover_ops, require_resumable
+    from teeth.preflight import choose_mutants, discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
 
     config = load_config(config_path)
@@ -214,29 +214,6 @@ def check(base, target_names, fmt, no_cache, jobs, db, config_path):
         click.echo(f"teeth check: {'passed' if passed else 'FAILED'} (base {base})")
     if not passed:
         sys.exit(EXIT_GATE_FAILED)
-
-
-def choose_mutants(mutants, db, target_name: str, ids: list[str], only: list[str]) -> set[str] | None:
-    """The ids `--mutant` and `--only` name among the mutants found now; None when neither is given."""
-    if not ids and not only:
-        return None
-    chosen: set[str] = set()
-    for prefix in ids:
-        matches = [m.id for m in mutants if m.id.startswith(prefix)]
-        if not matches:
-            raise TeethError(f"no mutant {prefix!r} in target {target_name} as its files are now")
-        if len(set(matches)) > 1:
-            raise TeethError(f"mutant id {prefix!r} is ambiguous; give more characters")
-        chosen.add(matches[0])
-    if only:
-        store = Store(db, create=False)
-        latest = store.latest_run(target_name)
-        if latest is None:
-            raise TeethError(f"--only {'/'.join(only)}: no run of target {target_name} in {db}")
-        present = {m.id for m in mutants}
-        chosen |= {row["mutant"] for row in store.results(latest["id"])
-                   if row["status"] in only and row["mutant"] in present}
-    return chosen
 
 
 def _backend(name, address, jobs):

@@ -20,6 +20,13 @@ DEFAULT_DB = "db/teeth.db"
 STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
 
 
+def whole_ops(runs: str = "runs") -> str:
+    """SQL: the run measured every mutant of each op it has (not one shard, not chosen mutants); only such runs
+    are kill-rate data points and bases for `teeth check`."""
+    return (f"json_extract({runs}.options, '$.shard') is null "
+            f"and json_extract({runs}.options, '$.mutants') is null")
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -274,13 +281,14 @@ class Store:
         return [r[0] for r in self.db.execute("select distinct target from runs order by target")]
 
     def kill_rate_history(self, target: str | None = None) -> list[dict]:
-        """Outcome counts per (run, op, profile) for every run with outcomes, oldest run first."""
+        """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
         sql = """select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
                         m.op, o.profile, sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
                         sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
                         sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped
                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
-                 """ + ("where r.target = ? " if target else "") + "group by r.id, m.op, o.profile order by 1, 7, 8"
+                 where """ + whole_ops("r") + (" and r.target = ? " if target else " ") + \
+            "group by r.id, m.op, o.profile order by 1, 7, 8"
         rows = [dict(r) for r in self.db.query(sql, [target] if target else [])]
         for row in rows:
             row["kill_rate"] = kill_rate(row)

@@ -41,6 +41,8 @@ def test_only_survived_reruns_the_survivors_against_todays_tests(project, teeth)
     assert json.loads(latest["options"])["only"] == ["survived"] and latest["status"] == "completed"
     done = teeth("run", "--target", "rows", "--only", "survived", cwd=root)
     assert done.returncode == 0 and "nothing to run" in done.stderr and len(runs(teeth.db)) == 3
+    history = teeth("history", "--db", str(teeth.db), "--format", "json", cwd=root)
+    assert {row["run"] for row in json.loads(history.stdout)} == {1}  # runs of chosen mutants are no data points
 
 
 def test_mutant_reruns_just_that_mutant_and_reuses_no_stored_outcome(project, teeth):

@@ -67,6 +67,15 @@ def test_a_sharded_run_merged_has_the_status_of_the_unsharded_run_for_every_muta
     assert len(json.loads(results.stdout)) == len(statuses(whole))
 
 
+def test_a_shard_is_no_kill_rate_data_point_and_the_merged_run_is(shards, tmp_path):
+    root, _, parts = shards
+    into = tmp_path / "merged.db"
+    assert cli("merge", *map(str, parts), "--into", str(into), cwd=root).returncode == 0
+    one_shard = json.loads(cli("history", "--db", str(parts[0]), "--format", "json", cwd=root).stdout)
+    merged = json.loads(cli("history", "--db", str(into), "--format", "json", cwd=root).stdout)
+    assert one_shard == [] and {row["run"] for row in merged} == {1}
+
+
 def test_shards_hold_each_mutant_exactly_once_whatever_the_order():
     ids = [f"{i:012x}" for i in range(200)]
     owners = [[k for k in range(N) if Shard(k, N).holds(i)] for i in ids]
