@@ -80,8 +80,8 @@ def main():
               "repeatable), run against today's tests: no stored outcome is reused.")
 @click.option("--only", "only", multiple=True, type=click.Choice(STATUSES), help="Only the mutants with this "
               "status in the target's latest run (repeatable), run again: no stored outcome is reused.")
-@click.option("--shard", "shard_text", default=None, metavar="K/N", help="Only shard K of N (K from 0 to N-1): "
-              "the mutants whose id hashes to K mod N; join the shards with teeth merge.")
+@click.option("--shard", "shard_text", default=None, metavar="K/N", help="Only shard K of N (K from 1 to N): "
+              "the mutants whose id hashes to K-1 mod N; join the shards with teeth merge.")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
         fail_under, mutant_ids, only, shard_text):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""

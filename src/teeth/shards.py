@@ -1,6 +1,6 @@
 """Sharded runs: `teeth run --shard k/n` measures a stable slice of the mutants, `teeth merge` joins the slices.
 
-A mutant belongs to shard k of n when sha256(its id) mod n is k, so the slices do not depend on the order or the
+A mutant belongs to shard k of n (k from 1 to n, as CI matrices count) when sha256(its id) mod n is k - 1, so the slices do not depend on the order or the
 number of mutants found, and a mutant keeps its shard while other code changes. Each shard's run is recorded in its
 own database (a stateless CI runner each); `merge` copies them into one run of one database, and refuses, before
 writing anything, shards that do not make one run: different targets, commits, configs, package versions, splits,
@@ -25,22 +25,22 @@ HOW_IT_RAN = ("jobs", "backend", "address", "no_cache", "shard")
 
 @dataclass(frozen=True)
 class Shard:
-    index: int  # k: 0 .. count - 1
+    index: int  # k: 1 .. count
     count: int  # n
 
     @classmethod
     def parse(cls, text: str) -> Shard:
         found = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
         if not found:
-            raise ConfigError(f"--shard takes k/n (k from 0 to n-1), not {text!r}")
+            raise ConfigError(f"--shard takes k/n (k from 1 to n), not {text!r}")
         index, count = int(found[1]), int(found[2])
-        if count < 1 or index >= count:
-            raise ConfigError(f"--shard {text}: k must be from 0 to n-1 (shards of {count}: 0/{count} .. "
-                              f"{max(count - 1, 0)}/{count})")
+        if count < 1 or not 1 <= index <= count:
+            raise ConfigError(f"--shard {text}: k must be from 1 to n (shards of {count}: 1/{count} .. "
+                              f"{count}/{count})" if count else f"--shard {text}: n must be at least 1")
         return cls(index, count)
 
     def holds(self, mutant_id: str) -> bool:
-        return int(hashlib.sha256(mutant_id.encode()).hexdigest()[:16], 16) % self.count == self.index
+        return int(hashlib.sha256(mutant_id.encode()).hexdigest()[:16], 16) % self.count == self.index - 1
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
@@ -69,7 +69,7 @@ def read_shard(path: Path, target: str | None) -> ShardRun:
     if run is None:
         raise TeethError(f"no run{f' of target {target!r}' if target else ''} in {path}")
     options = json.loads(run["options"] or "{}")
-    return ShardRun(path, store, run, options, Shard.parse(options.get("shard") or "0/1"))
+    return ShardRun(path, store, run, options, Shard.parse(options.get("shard") or "1/1"))
 
 
 def _what_it_measured(shard: ShardRun) -> dict:
@@ -109,7 +109,7 @@ def check_shards(shards: list[ShardRun]) -> None:
                 raise ShardsRefused(f"overlapping shards: mutant {key[0]} ({key[1]}) is in {owner[key].name} "
                                     f"and {shard.name}")
             owner[key] = shard
-    missing = [f"{k}/{first.shard.count}" for k in range(first.shard.count) if k not in seen]
+    missing = [f"{k}/{first.shard.count}" for k in range(1, first.shard.count + 1) if k not in seen]
     if missing:
         raise ShardsRefused(f"shard(s) {', '.join(missing)} missing: the merged run would not be whole")
 

@@ -89,3 +89,13 @@ def test_show_lists_the_tests_that_executed_the_mutants_lines(project, teeth):
     assert "test_total_of_a_batch" not in shown.stdout
     as_json = json.loads(teeth("show", in_total["mutant"], "--format", "json", cwd=root).stdout)
     assert as_json["tests"]["cpu"]["tests"] == ["tests/test_rows.py::test_total_of_a_batch"]
+
+
+def test_the_targets_fail_under_gates_a_whole_run_but_not_a_rerun_of_survivors(project, teeth):
+    root = project("weak_suite")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('tests = ["tests"]', 'tests = ["tests"]\nfail_under = 0.9'))
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 1  # 8 of 10 killed
+    done = teeth("run", "--target", "rows", "--only", "survived", cwd=root)
+    assert done.returncode == 0, done.stderr  # 0 of 2 killed: a slice's kill rate is not the target's
+    assert teeth("run", "--target", "rows", "--only", "survived", "--fail-under", "0.5", cwd=root).returncode == 1

@@ -32,7 +32,7 @@ def statuses(db: Path, run: int | None = None) -> dict[tuple[str, str], str]:
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory):
-    """weak_suite run once unsharded and once as shards 0/3, 1/3, 2/3, each shard in its own database."""
+    """weak_suite run once unsharded and once as shards 1/3, 2/3, 3/3, each shard in its own database."""
     base = tmp_path_factory.mktemp("shards")
     root = base / "weak_suite"
     shutil.copytree(Path(__file__).parent.parent / "fixtures" / "weak_suite", root,
@@ -41,7 +41,7 @@ def shards(tmp_path_factory):
     done = cli("run", "--target", "rows", "--db", str(whole), cwd=root)
     assert done.returncode == 0, done.stderr
     parts = []
-    for k in range(N):
+    for k in range(1, N + 1):
         parts.append(base / f"shard{k}.db")
         done = cli("run", "--target", "rows", "--shard", f"{k}/{N}", "--db", str(parts[-1]), cwd=root)
         assert done.returncode == 0, done.stderr
@@ -60,7 +60,7 @@ def test_a_sharded_run_merged_has_the_status_of_the_unsharded_run_for_every_muta
         run = conn.execute("select status, totals, options from runs").fetchone()
         (covered,) = conn.execute("select count(*) from tests where lines is not null").fetchone()
     assert run[0] == "completed" and covered > 0
-    assert [m["shard"] for m in json.loads(run[2])["merged"]] == ["0/3", "1/3", "2/3"]
+    assert [m["shard"] for m in json.loads(run[2])["merged"]] == ["1/3", "2/3", "3/3"]
     totals = json.loads(run[1])
     assert totals["killed"] + totals["survived"] == len(statuses(whole))
     results = cli("results", "--db", str(into), "--format", "json", cwd=root)
@@ -78,12 +78,12 @@ def test_a_shard_is_no_kill_rate_data_point_and_the_merged_run_is(shards, tmp_pa
 
 def test_shards_hold_each_mutant_exactly_once_whatever_the_order():
     ids = [f"{i:012x}" for i in range(200)]
-    owners = [[k for k in range(N) if Shard(k, N).holds(i)] for i in ids]
+    owners = [[k for k in range(1, N + 1) if Shard(k, N).holds(i)] for i in ids]
     assert all(len(o) == 1 for o in owners)
-    assert {o[0] for o in owners} == set(range(N))
+    assert {o[0] for o in owners} == set(range(1, N + 1))
 
 
-@pytest.mark.parametrize("text", ["3/3", "x", "1/0", "-1/2"])
+@pytest.mark.parametrize("text", ["0/3", "4/3", "x", "1/0", "-1/2"])
 def test_a_shard_that_does_not_exist_is_bad_input(shards, text, tmp_path):
     root, _, _ = shards
     done = cli("run", "--target", "rows", "--shard", text, "--db", str(tmp_path / "t.db"), cwd=root)
@@ -122,7 +122,7 @@ def test_merge_refuses_overlapping_and_missing_shards(shards, tmp_path):
     done = cli("merge", *map(str, parts), str(twice), "--into", str(into), cwd=root)
     assert done.returncode == EXIT_SHARDS_REFUSED and "overlapping" in done.stderr
     done = cli("merge", str(parts[0]), str(parts[2]), "--into", str(into), cwd=root)
-    assert done.returncode == EXIT_SHARDS_REFUSED and "1/3 missing" in done.stderr
+    assert done.returncode == EXIT_SHARDS_REFUSED and "2/3 missing" in done.stderr
     assert not into.exists()
 
 
