@@ -18,6 +18,7 @@ from teeth.config import load_config
 from teeth.errors import EXIT_INTERRUPTED, TeethError
 from teeth.operators import all_operators, select_operators
 from teeth.report.progress import RichProgress
+from teeth.shards import Shard
 from teeth.store import STATUSES, Store, db_path
 
 console = Console()
@@ -80,13 +81,19 @@ def main():
 @click.option("--fail-under", "fail_under", default=None, callback=lambda _ctx, param, value: _fraction(param, value),
               help="Exit 1 when the run's kill rate is under this fraction (0.8 = 80%; default: the target's "
               "fail_under).")
+@click.option("--mutant", "mutant_ids", multiple=True, help="Only this mutant (an id or a literal prefix; "
+              "repeatable), run against today's tests: no stored outcome is reused.")
+@click.option("--only", "only", multiple=True, type=click.Choice(STATUSES), help="Only the mutants with this "
+              "status in the target's latest run (repeatable), run again: no stored outcome is reused.")
+@click.option("--shard", "shard_text", default=None, metavar="K/N", help="Only shard K of N (K from 1 to N): "
+              "the mutants whose id hashes to K-1 mod N; join the shards with teeth merge.")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
-        fail_under, execution):
-    """Mutate a target, run its tests against every mutant, record outcomes."""
+        fail_under, execution, mutant_ids, only, shard_text):
+    """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
     from teeth.lab import Lab
-    from teeth.preflight import discover_ops, require_resumable
+    from teeth.preflight import choose_mutants, discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
 
     config = load_config(config_path)
@@ -98,15 +105,30 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     if resume:
         require_resumable(db_path(db), target)
     found = discover_ops(target, operators, list(ops), DiscoveryCache())  # an unknown --op is refused before the database is opened
+    shard = Shard.parse(shard_text) if shard_text is not None else None
+    chosen = choose_mutants(found.mutants, db_path(db), target.name, list(mutant_ids), list(only))
+    if chosen is not None and not chosen:
+        click.echo(f"teeth: no {' or '.join(only)} mutants in the latest run of target {target.name}; nothing to run",
+                   err=True)
+        return
     factory = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
-    lab = Lab(target, store, factory, RichProgress(errors), cache=OutcomeCache(target, store, reuse=not no_cache))
+    reuse = not no_cache and chosen is None  # chosen mutants run against today's tests
+    lab = Lab(target, store, factory, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse))
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
+    options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "backend": backend,
+               "address": address, "no_cache": no_cache, "execution": execution}
+    if chosen is not None:
+        options.update(mutants=sorted(chosen), only=list(only))
+    if shard is not None:
+        options["shard"] = str(shard)
+
+    def scope(mutants):
+        return [m for m in mutants if (shard is None or shard.holds(m.id)) and (chosen is None or m.id in chosen)]
+
     try:
         summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found,
-                          options={"ops": list(ops), "jobs": jobs, "operators": list(operator_names),
-                                   "execution": execution,
-                                   "backend": backend, "address": address, "no_cache": no_cache})
+                          options=options, scope=scope if shard is not None or chosen is not None else None)
     except KeyboardInterrupt:
         if lab.run_id is None:
             click.echo("teeth: interrupted before the run started; nothing was recorded", err=True)
@@ -127,7 +149,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         errors.print(f"[dim]{reused} outcome(s) reused from earlier runs: their cache key still holds "
                      "(--no-cache runs them again)[/dim]")
     print_run_report(console, store, summary.run_id)
-    _gate_run(store, summary.run_id, fail_under if fail_under is not None else target.fail_under)
+    whole = shard is None and chosen is None  # the target's fail_under gates whole runs, not a slice of the mutants
+    _gate_run(store, summary.run_id, fail_under if fail_under is not None else target.fail_under if whole else None)
 
 
 def _fraction(param, value: str | None) -> float | None:
@@ -323,8 +346,9 @@ def show(mutant_id, db, fmt):
     if mutant is None:
         raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
     outcomes = store.outcomes_of(mutant["id"])
+    executing = store.tests_executing(mutant["target"], mutant["file"], range(mutant["line"], mutant["end_line"] + 1))
     if fmt == "json":
-        click.echo(json.dumps({**mutant, "outcomes": outcomes}, indent=2))
+        click.echo(json.dumps({**mutant, "outcomes": outcomes, "tests": executing}, indent=2))
         return
     console.print(Text.assemble((mutant["id"], "bold"), f" {mutant['file']}:{mutant['line']} {mutant['function']} "
                                 f"op={mutant['op']} operator={mutant['operator']}"))
@@ -335,6 +359,52 @@ def show(mutant_id, db, fmt):
         by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
         detail = f" - {o['detail']}" if o["detail"] else ""
         console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{by}{detail}"))
+    for profile, found in executing.items():
+        module = " (module-level code runs at import: every test runs it)" if not mutant["function"] else ""
+        console.print(Text(f"tests that executed its lines [{profile}, run {found['run_id']}]: "
+                           f"{len(found['tests']) or 'none'}{module}"))
+        for test in found["tests"]:
+            console.print(Text(f"  {test}"))
+
+
+@main.command("apply")
+@click.argument("mutant_id")
+@click.option("--revert", is_flag=True, help="Put the file back, byte for byte, as it was before teeth apply.")
+@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db); the original is "
+              "kept in applied/ beside it.")
+@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+def apply_command(mutant_id, revert, db, config_path):
+    """Write one mutant into the working tree (the only command that writes it), to write the test that kills it."""
+    from teeth.working_tree import apply, revert as revert_mutant
+
+    path = db_path(db)
+    if revert:
+        click.echo(f"reverted {revert_mutant(path, mutant_id)}")
+        return
+    store = Store(path, create=False)
+    mutant = store.mutant(mutant_id)
+    if mutant is None:
+        raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
+    target = load_config(config_path).target(mutant["target"])
+    written = apply(path, target, mutant["file"], mutant["id"])
+    click.echo(f"applied {mutant['id']} ({mutant['operator']}) to {written}:{mutant['line']}; "
+               f"undo with: teeth apply {mutant['id']} --revert")
+
+
+@main.command()
+@click.argument("shards", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--into", "into", required=True, type=click.Path(dir_okay=False),
+              help="The database the merged run is written to (created if missing).")
+@click.option("--target", "target_name", default=None, help="The latest run of this target in each shard "
+              "(default: each database's latest run).")
+def merge(shards, into, target_name):
+    """Join the runs of teeth run --shard k/n, one database each, into one run."""
+    from pathlib import Path
+
+    from teeth.shards import merge as merge_shards
+
+    run_id = merge_shards([Path(s) for s in shards], Path(into), target_name)
+    click.echo(f"merged {len(shards)} shard(s) into run {run_id} of {into}")
 
 
 @main.command()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import glob
+import hashlib
+import json
 import importlib.util
 import tomllib
 from dataclasses import dataclass, field
@@ -51,6 +53,18 @@ class Target:
         if self.op_from == "file" and file is not None:
             return file.stem
         return head or "<module>"
+
+    def digest(self) -> str:
+        """A hash of every setting that decides the target's mutants and outcomes (paths relative to its root):
+        `teeth merge` joins only shards run under the same one."""
+        settings = {
+            "files": [self.display_path(f) for f in self.files], "tests": self.tests, "pytest_args": self.pytest_args,
+            "operators": self.operators, "ops": self.ops, "op_from": self.op_from,
+            "profiles": [[p.name, sorted(p.env.items()), list(p.pytest_args), p.requires] for p in self.profiles],
+            "timeout": [self.timeout_floor, self.timeout_factor],
+            "profile_files": {k: sorted(self.display_path(f) for f in v) for k, v in self.profile_files.items()},
+        }
+        return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
     def display_path(self, file: Path) -> str:
         try:

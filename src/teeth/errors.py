@@ -8,6 +8,8 @@ EXIT_USAGE = 2
 EXIT_BASELINE_FAILED = 3
 EXIT_WORKER_FAILED = 4
 EXIT_PUSH_FAILED = 5
+EXIT_TREE_REFUSED = 6  # teeth apply: a file git or teeth cannot restore exactly
+EXIT_SHARDS_REFUSED = 7  # teeth merge: shards that do not make one run
 EXIT_INTERRUPTED = 130
 
 
@@ -41,3 +43,15 @@ class WorkerFailed(TeethError):
     """The warm worker could not start or collect the tests."""
 
     exit_code = EXIT_WORKER_FAILED
+
+
+class TreeRefused(TeethError):
+    """`teeth apply`: the file has uncommitted changes, is not tracked by git, or changed since it was applied."""
+
+    exit_code = EXIT_TREE_REFUSED
+
+
+class ShardsRefused(TeethError):
+    """`teeth merge`: shards of different commits, targets or configs, overlapping, missing or unfinished."""
+
+    exit_code = EXIT_SHARDS_REFUSED

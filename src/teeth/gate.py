@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from teeth.config import Target
 from teeth.errors import ConfigError
 from teeth.operators import select_operators
-from teeth.store import Store, kill_rate
+from teeth.store import Store, kill_rate, whole_ops
 
 SURVIVING = ("survived", "no_coverage")  # a mutant no test killed, whether or not a test ran it
 
@@ -75,12 +75,13 @@ class Verdict:
 
 
 def base_run(store: Store, target: str, commit: str) -> dict | None:
-    """The latest completed, clean, unfiltered `teeth run` of the target at the base commit."""
+    """The latest completed, clean, unfiltered `teeth run` of the target at the base commit (a merged run of
+    shards counts; one shard, or a run of chosen mutants, does not)."""
     rows = store.db.query(
         """select * from runs where target = ? and "commit" = ? and status = 'completed'
            and coalesce(dirty, 0) = 0 and coalesce(json_extract(options, '$.command'), 'run') = 'run'
            and coalesce(json_array_length(json_extract(options, '$.ops')), 0) = 0
-           order by id desc limit 1""", [target, commit])
+           and """ + whole_ops() + " order by id desc limit 1", [target, commit])
     return next((dict(r) for r in rows), None)
 
 

@@ -63,7 +63,7 @@ def run_metadata(target: Target, options: dict) -> dict:
         dirty = int(bool(status.strip()))
     except (OSError, subprocess.CalledProcessError):
         pass
-    return {"commit": commit, "dirty": dirty, "versions": versions, "options": options}
+    return {"commit": commit, "dirty": dirty, "versions": versions, "options": {**options, "config": target.digest()}}
 
 
 def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:

@@ -1,4 +1,4 @@
-"""What `teeth run` checks before it creates or writes the database: a run to resume, the ops asked for."""
+"""What `teeth run` checks before it creates or writes the database: a run to resume, the ops and mutants asked for."""
 
 from __future__ import annotations
 
@@ -31,3 +31,27 @@ def discover_ops(target: Target, operators: list[Operator], ops: list[str], cach
     discovery = cache.discover(target, operators) if cache is not None else discover(target, operators)
     select_ops(discovery.mutants, ops)
     return discovery
+
+
+def choose_mutants(mutants: list, db: Path, target_name: str, ids: list[str], only: list[str]) -> set[str] | None:
+    """The ids `--mutant` and `--only` name among the mutants found now; None when neither is given."""
+    if not ids and not only:
+        return None
+    chosen: set[str] = set()
+    for prefix in ids:
+        matches = [m.id for m in mutants if m.id.startswith(prefix)]
+        if not matches:
+            raise ConfigError(f"no mutant {prefix!r} in target {target_name} as its files are now")
+        if len(set(matches)) > 1:
+            raise ConfigError(f"mutant id {prefix!r} is ambiguous; give more characters")
+        chosen.add(matches[0])
+    if only:
+        store = Store(db, create=False)
+        latest = store.latest_run(target_name)
+        if latest is None:
+            raise ConfigError(f"--only {'/'.join(only)}: no run of target {target_name} in {db}")
+        present = {m.id for m in mutants}
+        chosen |= {row["mutant"] for row in store.results(latest["id"])
+                   if row["status"] in only and row["mutant"] in present}
+        store.db.conn.close()
+    return chosen

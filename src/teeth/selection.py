@@ -20,6 +20,7 @@ from pathlib import Path
 
 from teeth.changes import function_spans
 from teeth.config import Target
+from teeth.coverage_map import line_ranges
 from teeth.errors import TeethError
 from teeth.incremental import OutcomeCache
 from teeth.sources import read_source
@@ -136,6 +137,8 @@ class BaselineSelection:
 
     def record(self, run_id: int, profile, baseline: dict[str, dict]) -> None:
         covers = {test: self.now.covers(result["lines"]) for test, result in baseline.items()}
-        self.store.record_tests(run_id, profile.name, baseline, covers=covers,
+        lines = {test: {self.target.display_path(Path(path)): line_ranges(numbers)
+                        for path, numbers in result["lines"].items()} for test, result in baseline.items()}
+        self.store.record_tests(run_id, profile.name, baseline, covers=covers, lines=lines,
                                 test_keys={t: self.keys.killing_test_key(t) for t in baseline},
                                 profile_key=self.keys.profile_key(profile))

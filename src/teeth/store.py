@@ -15,9 +15,16 @@ from teeth.errors import TeethError
 from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
                                  retry_while_locked)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DEFAULT_DB = "db/teeth.db"
 STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
+
+
+def whole_ops(runs: str = "runs") -> str:
+    """SQL: the run measured every mutant of each op it has (not one shard, not chosen mutants); only such runs
+    are kill-rate data points and bases for `teeth check`."""
+    return (f"json_extract({runs}.options, '$.shard') is null "
+            f"and json_extract({runs}.options, '$.mutants') is null")
 
 
 def now() -> str:
@@ -102,6 +109,10 @@ class Store:
                 if column not in self.db["runs"].columns_dict:
                     self.db["runs"].add_column(column, kind)
             self.db.execute("PRAGMA user_version = 4")
+        if version < 5:  # `teeth show`: the lines each baseline test executed (teeth.coverage_map.line_ranges)
+            if "lines" not in self.db["tests"].columns_dict:
+                self.db["tests"].add_column("lines", str)
+            self.db.execute("PRAGMA user_version = 5")
 
     # -- writes ---------------------------------------------------------------
     def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
@@ -132,11 +143,12 @@ class Store:
                                        pk=("run_id", "mutant_id", "profile"))
 
     def record_tests(self, run_id: int, profile: str, tests: dict[str, dict], covers: dict | None = None,
-                     test_keys: dict | None = None, profile_key: str | None = None) -> None:
+                     test_keys: dict | None = None, profile_key: str | None = None, lines: dict | None = None) -> None:
         self.db["tests"].upsert_all(({
             "run_id": run_id, "profile": profile, "test": test, "duration": record["duration"],
             "failure": json.dumps(record["failure"]) if record["failure"] else None,
             "covers": json.dumps(covers[test]) if covers is not None else None,
+            "lines": json.dumps(lines[test]) if lines is not None else None,
             "test_key": (test_keys or {}).get(test), "profile_key": profile_key,
         } for test, record in tests.items()), pk=("run_id", "profile", "test"))
 
@@ -247,17 +259,36 @@ class Store:
             """select o.*, r.started_at, r."commit" from outcomes o join runs r on r.id = o.run_id
                where o.mutant_id = ? order by o.run_id desc, o.profile""", [mutant_id])]
 
+    def tests_executing(self, target: str, file: str, lines: range) -> dict[str, dict]:
+        """Per profile: the newest run of `target` that recorded line coverage, and its passing baseline tests that
+        executed any of `lines` of `file` (a display path), by name."""
+        from teeth.coverage_map import parse_ranges
+
+        if "lines" not in self.db["tests"].columns_dict:  # a read-only store of schema 3: nothing recorded
+            return {}
+        newest = self.db.query(
+            """select t.profile, max(t.run_id) as run_id from tests t join runs r on r.id = t.run_id
+               where r.target = ? and t.lines is not null group by t.profile order by t.profile""", [target])
+        found = {}
+        for row in list(newest):
+            tests = [t["test"] for t in self.db.query(
+                "select test, lines from tests where run_id = ? and profile = ? and failure is null order by test",
+                [row["run_id"], row["profile"]]) if parse_ranges(json.loads(t["lines"]).get(file, "")) & set(lines)]
+            found[row["profile"]] = {"run_id": row["run_id"], "tests": tests}
+        return found
+
     def run_targets(self) -> list[str]:
         return [r[0] for r in self.db.execute("select distinct target from runs order by target")]
 
     def kill_rate_history(self, target: str | None = None) -> list[dict]:
-        """Outcome counts per (run, op, profile) for every run with outcomes, oldest run first."""
+        """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
         sql = """select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
                         m.op, o.profile, sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
                         sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
                         sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped
                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
-                 """ + ("where r.target = ? " if target else "") + "group by r.id, m.op, o.profile order by 1, 7, 8"
+                 where """ + whole_ops("r") + (" and r.target = ? " if target else " ") + \
+            "group by r.id, m.op, o.profile order by 1, 7, 8"
         rows = [dict(r) for r in self.db.query(sql, [target] if target else [])]
         for row in rows:
             row["kill_rate"] = kill_rate(row)

@@ -31,7 +31,7 @@ def teeth(tmp_path):
     db = tmp_path / "state" / "teeth.db"
 
     def invoke(*args: str, cwd: Path, timeout: float = 120, use_db: bool = True) -> subprocess.CompletedProcess:
-        extra = ["--db", str(db)] if use_db and args and args[0] in {"run", "results", "show"} else []
+        extra = ["--db", str(db)] if use_db and args and args[0] in {"run", "results", "show", "apply"} else []
         return subprocess.run([sys.executable, "-m", "teeth.cli", *args, *extra], cwd=cwd, capture_output=True,
                               text=True, timeout=timeout)
 

@@ -67,7 +67,7 @@ def test_a_changed_profile_reruns_everything(project, teeth):
     assert "7 run, 0 reused" in check(teeth, root).stdout
 
 
-def test_a_schema_1_database_is_migrated_to_3_with_its_rows_kept(tmp_path):
+def test_a_schema_1_database_is_migrated_to_the_newest_with_its_rows_kept(tmp_path):
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as conn:
         conn.execute("create table runs (id integer primary key, target text, started_at text, finished_at text, "
@@ -80,7 +80,7 @@ def test_a_schema_1_database_is_migrated_to_3_with_its_rows_kept(tmp_path):
         conn.execute("insert into outcomes (run_id, mutant_id, profile, status) values (1, 'abc', 'cpu', 'killed')")
         conn.execute("PRAGMA user_version = 1")
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == 5
     assert {"cache_key", "reused_from"} <= set(store.db["outcomes"].columns_dict)
-    assert {"covers", "test_key", "profile_key"} <= set(store.db["tests"].columns_dict)
+    assert {"covers", "test_key", "profile_key", "lines"} <= set(store.db["tests"].columns_dict)
     assert [r["status"] for r in store.db["outcomes"].rows] == ["killed"]

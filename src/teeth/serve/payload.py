@@ -68,6 +68,7 @@ class PushedTest(_Strict):
     covers: Optional[str] = None
     test_key: Optional[str] = None
     profile_key: Optional[str] = None
+    lines: Optional[str] = None  # JSON text: the lines the test executed per file (teeth show)
 
 
 class PushedRun(_Strict):

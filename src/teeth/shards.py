@@ -1,0 +1,170 @@
+"""Sharded runs: `teeth run --shard k/n` measures a stable slice of the mutants, `teeth merge` joins the slices.
+
+A mutant belongs to shard k of n (k from 1 to n, as CI matrices count) when sha256(its id) mod n is k - 1, so the slices do not depend on the order or the
+number of mutants found, and a mutant keeps its shard while other code changes. Each shard's run is recorded in its
+own database (a stateless CI runner each); `merge` copies them into one run of one database, and refuses, before
+writing anything, shards that do not make one run: different targets, commits, configs, package versions, splits,
+an overlap, a missing or unfinished shard.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from teeth.errors import ConfigError, ShardsRefused, TeethError
+from teeth.store import STATUSES, Store, now
+from teeth.store_opening import write_transaction
+
+# Options that say how a shard ran, not what it measured: they may differ between shards.
+HOW_IT_RAN = ("jobs", "backend", "address", "no_cache", "shard")
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # k: 1 .. count
+    count: int  # n
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        found = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+        if not found:
+            raise ConfigError(f"--shard takes k/n (k from 1 to n), not {text!r}")
+        index, count = int(found[1]), int(found[2])
+        if count < 1 or not 1 <= index <= count:
+            raise ConfigError(f"--shard {text}: k must be from 1 to n (shards of {count}: 1/{count} .. "
+                              f"{count}/{count})" if count else f"--shard {text}: n must be at least 1")
+        return cls(index, count)
+
+    def holds(self, mutant_id: str) -> bool:
+        return int(hashlib.sha256(mutant_id.encode()).hexdigest()[:16], 16) % self.count == self.index - 1
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+@dataclass
+class ShardRun:
+    """One shard database's run, read before anything is written."""
+
+    path: Path
+    store: Store
+    run: dict
+    options: dict
+    shard: Shard
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} (run {self.run['id']}, shard {self.shard})"
+
+
+def read_shard(path: Path, target: str | None) -> ShardRun:
+    if not path.is_file():
+        raise TeethError(f"no database at {path}")
+    store = Store(path, create=False)
+    run = store.latest_run(target)
+    if run is None:
+        raise TeethError(f"no run{f' of target {target!r}' if target else ''} in {path}")
+    options = json.loads(run["options"] or "{}")
+    return ShardRun(path, store, run, options, Shard.parse(options.get("shard") or "1/1"))
+
+
+def _what_it_measured(shard: ShardRun) -> dict:
+    r = shard.run
+    return {"target": r["target"], "commit": r["commit"], "profiles": json.loads(r["profiles"] or "[]"),
+            "operators": json.loads(r["operators"] or "[]"), "versions": json.loads(r["versions"] or "{}"),
+            "options": {k: v for k, v in shard.options.items() if k not in HOW_IT_RAN},
+            "shards": shard.shard.count}
+
+
+def check_shards(shards: list[ShardRun]) -> None:
+    """Refuse shards that do not make one run, naming the first difference."""
+    first = shards[0]
+    names = {"target": "targets", "commit": "commits", "options": "configs", "profiles": "profiles",
+             "operators": "operators", "versions": "package versions", "shards": "splits (n)"}
+    for shard in shards:
+        if shard.run["status"] != "completed":
+            raise ShardsRefused(f"{shard.name} is {shard.run['status']}, not completed; finish it (teeth run "
+                                f"--resume) before merging")
+        if shard.run["dirty"]:
+            raise ShardsRefused(f"{shard.name} was run on uncommitted changes; shards must be runs of one commit")
+        mine, theirs = _what_it_measured(first), _what_it_measured(shard)
+        for key, label in names.items():
+            if mine[key] != theirs[key]:
+                raise ShardsRefused(f"shards of different {label}: {first.name} has {_short(mine[key])}, "
+                                    f"{shard.name} has {_short(theirs[key])}")
+    seen: dict[int, ShardRun] = {}
+    for shard in shards:
+        if shard.shard.index in seen:
+            raise ShardsRefused(f"overlapping shards: {seen[shard.shard.index].name} and {shard.name} are both "
+                                f"shard {shard.shard}")
+        seen[shard.shard.index] = shard
+    owner: dict[tuple[str, str], ShardRun] = {}
+    for shard in shards:
+        for key in shard.store.done_keys(shard.run["id"]):
+            if key in owner:
+                raise ShardsRefused(f"overlapping shards: mutant {key[0]} ({key[1]}) is in {owner[key].name} "
+                                    f"and {shard.name}")
+            owner[key] = shard
+    missing = [f"{k}/{first.shard.count}" for k in range(1, first.shard.count + 1) if k not in seen]
+    if missing:
+        raise ShardsRefused(f"shard(s) {', '.join(missing)} missing: the merged run would not be whole")
+
+
+def _short(value) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
+    """Join the shards' runs into one new run of the database `into`; return its id."""
+    shards = sorted((read_shard(p, target) for p in paths), key=lambda s: s.shard.index)
+    check_shards(shards)
+    first = shards[0]
+    options = {k: v for k, v in first.options.items() if k != "shard"}
+    options["merged"] = [{"db": str(s.path), "run": s.run["id"], "shard": str(s.shard)} for s in shards]
+    timings: dict[str, float] = {}
+    for shard in shards:  # machine time: summed over the shards
+        for stage, seconds in json.loads(shard.run["timings"] or "{}").items():
+            timings[stage] = timings.get(stage, 0.0) + seconds
+    rows = {s.path: _rows(s) for s in shards}  # everything read before the target database is opened
+    store = Store(into)
+    run_id = None
+    try:
+        with write_transaction(store.db):  # one commit; sqlite-utils may still commit early: undone below
+            run_id = store.db["runs"].insert({
+                "target": first.run["target"], "started_at": min(s.run["started_at"] for s in shards),
+                "finished_at": now(), "status": "completed", "commit": first.run["commit"],
+                "dirty": first.run["dirty"], "profiles": first.run["profiles"], "operators": first.run["operators"],
+                "versions": first.run["versions"], "options": json.dumps(options), "timings": json.dumps(timings),
+            }).last_pk
+            for mutants, outcomes, tests in rows.values():
+                store.db["mutants"].upsert_all(mutants, pk="id")
+                store.db["outcomes"].insert_all(({**o, "run_id": run_id} for o in outcomes),
+                                                pk=("run_id", "mutant_id", "profile"))
+                store.db["tests"].upsert_all(({**t, "run_id": run_id} for t in tests),
+                                             pk=("run_id", "profile", "test"))
+            counts = {s: store.db["outcomes"].count_where("run_id = ? and status = ?", [run_id, s])
+                      for s in STATUSES}
+            made = json.loads(first.run["totals"] or "{}")
+            counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
+            store.db["runs"].update(run_id, {"totals": json.dumps(counts)})
+    except BaseException:
+        if run_id is not None:
+            for table in ("outcomes", "tests"):
+                store.db[table].delete_where("run_id = ?", [run_id])
+            store.db["runs"].delete_where("id = ?", [run_id])
+        raise
+    return run_id
+
+
+def _rows(shard: ShardRun) -> tuple[list[dict], list[dict], list[dict]]:
+    db, run_id = shard.store.db, shard.run["id"]
+    mutants = [dict(r) for r in db.query(
+        "select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?)", [run_id])]
+    outcomes = [dict(r) for r in db["outcomes"].rows_where("run_id = ?", [run_id])]
+    tests = [dict(r) for r in db["tests"].rows_where("run_id = ?", [run_id])]
+    return mutants, outcomes, tests

@@ -1,0 +1,138 @@
+"""`teeth run --shard k/n` and `teeth merge`: a sharded run merged is the unsharded run; mismatched shards refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from teeth.config import load_config
+from teeth.errors import EXIT_SHARDS_REFUSED, EXIT_USAGE
+from teeth.shards import Shard
+
+N = 3
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "teeth.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+def statuses(db: Path, run: int | None = None) -> dict[tuple[str, str], str]:
+    with sqlite3.connect(db) as conn:
+        run = run or conn.execute("select max(id) from runs").fetchone()[0]
+        return {(m, p): s for m, p, s in conn.execute(
+            "select mutant_id, profile, status from outcomes where run_id = ?", [run])}
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    """weak_suite run once unsharded and once as shards 1/3, 2/3, 3/3, each shard in its own database."""
+    base = tmp_path_factory.mktemp("shards")
+    root = base / "weak_suite"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "weak_suite", root,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    whole = base / "whole.db"
+    done = cli("run", "--target", "rows", "--db", str(whole), cwd=root)
+    assert done.returncode == 0, done.stderr
+    parts = []
+    for k in range(1, N + 1):
+        parts.append(base / f"shard{k}.db")
+        done = cli("run", "--target", "rows", "--shard", f"{k}/{N}", "--db", str(parts[-1]), cwd=root)
+        assert done.returncode == 0, done.stderr
+    return root, whole, parts
+
+
+def test_a_sharded_run_merged_has_the_status_of_the_unsharded_run_for_every_mutant(shards, tmp_path):
+    root, whole, parts = shards
+    pieces = [set(statuses(p)) for p in parts]
+    assert all(pieces) and sum(map(len, pieces)) == len(set().union(*pieces))  # every shard measured, disjoint
+    into = tmp_path / "merged.db"
+    done = cli("merge", *map(str, parts), "--into", str(into), cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert statuses(into) == statuses(whole)
+    with sqlite3.connect(into) as conn:
+        run = conn.execute("select status, totals, options from runs").fetchone()
+        (covered,) = conn.execute("select count(*) from tests where lines is not null").fetchone()
+    assert run[0] == "completed" and covered > 0
+    assert [m["shard"] for m in json.loads(run[2])["merged"]] == ["1/3", "2/3", "3/3"]
+    totals = json.loads(run[1])
+    assert totals["killed"] + totals["survived"] == len(statuses(whole))
+    results = cli("results", "--db", str(into), "--format", "json", cwd=root)
+    assert len(json.loads(results.stdout)) == len(statuses(whole))
+
+
+def test_a_shard_is_no_kill_rate_data_point_and_the_merged_run_is(shards, tmp_path):
+    root, _, parts = shards
+    into = tmp_path / "merged.db"
+    assert cli("merge", *map(str, parts), "--into", str(into), cwd=root).returncode == 0
+    one_shard = json.loads(cli("history", "--db", str(parts[0]), "--format", "json", cwd=root).stdout)
+    merged = json.loads(cli("history", "--db", str(into), "--format", "json", cwd=root).stdout)
+    assert one_shard == [] and {row["run"] for row in merged} == {1}
+
+
+def test_shards_hold_each_mutant_exactly_once_whatever_the_order():
+    ids = [f"{i:012x}" for i in range(200)]
+    owners = [[k for k in range(1, N + 1) if Shard(k, N).holds(i)] for i in ids]
+    assert all(len(o) == 1 for o in owners)
+    assert {o[0] for o in owners} == set(range(1, N + 1))
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "x", "1/0", "-1/2"])
+def test_a_shard_that_does_not_exist_is_bad_input(shards, text, tmp_path):
+    root, _, _ = shards
+    done = cli("run", "--target", "rows", "--shard", text, "--db", str(tmp_path / "t.db"), cwd=root)
+    assert done.returncode == EXIT_USAGE and "--shard" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "t.db").exists()
+
+
+def _altered(path: Path, tmp_path: Path, sql: str) -> Path:
+    copy = tmp_path / f"altered-{path.name}"
+    shutil.copy(path, copy)
+    with sqlite3.connect(copy) as conn:
+        conn.execute(sql)
+    return copy
+
+
+@pytest.mark.parametrize(("sql", "says"), [
+    ("update runs set target = 'other'", "different targets"),
+    ("update runs set \"commit\" = 'abc123'", "different commits"),
+    ("update runs set options = json_set(options, '$.config', 'another')", "different configs"),
+    ("update runs set status = 'interrupted'", "not completed"),
+])
+def test_merge_refuses_shards_of_different_targets_commits_or_configs(shards, tmp_path, sql, says):
+    root, _, parts = shards
+    into = tmp_path / "merged.db"
+    done = cli("merge", str(parts[0]), str(_altered(parts[1], tmp_path, sql)), str(parts[2]), "--into", str(into),
+               cwd=root)
+    assert done.returncode == EXIT_SHARDS_REFUSED, done.stderr
+    assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1 and not into.exists()
+
+
+def test_merge_refuses_overlapping_and_missing_shards(shards, tmp_path):
+    root, _, parts = shards
+    into = tmp_path / "merged.db"
+    twice = tmp_path / "again.db"
+    shutil.copy(parts[0], twice)
+    done = cli("merge", *map(str, parts), str(twice), "--into", str(into), cwd=root)
+    assert done.returncode == EXIT_SHARDS_REFUSED and "overlapping" in done.stderr
+    done = cli("merge", str(parts[0]), str(parts[2]), "--into", str(into), cwd=root)
+    assert done.returncode == EXIT_SHARDS_REFUSED and "2/3 missing" in done.stderr
+    assert not into.exists()
+
+
+def test_the_config_digest_changes_with_what_decides_outcomes(shards, tmp_path):
+    root, _, parts = shards
+    with sqlite3.connect(parts[0]) as conn:
+        (options,) = conn.execute("select options from runs").fetchone()
+    digest = load_config(None, root).target("rows").digest()
+    assert json.loads(options)["config"] == digest
+    pyproject = root.parent / "changed" / "pyproject.toml"
+    shutil.copytree(root, pyproject.parent, ignore=shutil.ignore_patterns("__pycache__"))
+    pyproject.write_text(pyproject.read_text().replace('tests = ["tests"]', 'tests = ["tests"]\ntimeout_floor = 9.0'))
+    assert load_config(None, pyproject.parent).target("rows").digest() != digest
