@@ -20,6 +20,7 @@ PROFILES: dict[str, Profile] = {
     for p in (
         Profile("torch_cpu_fp32", "torch_ops", "cpu", "float32"),
         Profile("triton_interpret_fp32", "triton_ops", "cpu", "float32"),
+        Profile("torch_cpu_bf16", "torch_ops", "cpu", "bfloat16"),
         Profile("cuda_bf16", "torch_ops", "cuda", "bfloat16", needs_cuda=True),
         Profile("triton_cuda_bf16", "triton_ops", "cuda", "bfloat16", needs_cuda=True),
     )

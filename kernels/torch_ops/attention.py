@@ -41,7 +41,9 @@ def _segments(cu_q, cu_k):
 class Attention(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, k, v, cu_q, cu_k):
-        qf, kf, vf = q.float(), k.float(), v.float()
+        qf = q.float()  # also the dtype of `out`, saved for the backward's delta
+        kf = k.float()  # teeth: equivalent(low_precision_accumulation): kf meets only fp32 qf, ds; dk, allocated like kf, is stored once per element; torch computes bf16 x fp32 in fp32, exactly
+        vf = v.float()  # teeth: equivalent(low_precision_accumulation): vf meets only fp32 p, doh; dv, allocated like vf, is stored once per element; torch computes bf16 x fp32 in fp32, exactly
         scale = 1.0 / math.sqrt(q.shape[-1])
         out = torch.zeros_like(qf)
         for qs, qe, ks, ke in _segments(cu_q, cu_k):
@@ -58,7 +60,7 @@ class Attention(torch.autograd.Function):
     def backward(ctx, dout):
         qf, kf, vf, out, cu_q, cu_k = ctx.saved_tensors
         scale = 1.0 / math.sqrt(qf.shape[-1])
-        do = dout.float()
+        do = dout.float()  # teeth: equivalent(low_precision_accumulation): do only meets fp32 operands (vh, out, p); torch computes bf16 x fp32 in fp32, exactly
         dq, dk, dv = torch.zeros_like(qf), torch.zeros_like(kf), torch.zeros_like(vf)
         for qs, qe, ks, ke in _segments(cu_q, cu_k):
             if qe <= qs:

@@ -12,7 +12,7 @@ class Embedding(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         ids, cu_seqlens = ctx.saved_tensors
-        dyf = dy.float()
+        dyf = dy.float()  # teeth: equivalent(low_precision_accumulation): dyf is only added into the fp32 part; torch computes bf16 x fp32 in fp32, exactly
         dweight = torch.zeros(ctx.shape, dtype=torch.float32, device=dy.device)
         bounds = cu_seqlens.tolist()
         rows = ids.tolist()

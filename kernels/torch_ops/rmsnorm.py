@@ -13,7 +13,8 @@ def _row_sum(a: torch.Tensor) -> torch.Tensor:
 class RMSNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight, cu_seqlens, eps):
-        xf, wf = x.float(), weight.float()
+        xf = x.float()
+        wf = weight.float()  # teeth: equivalent(low_precision_accumulation): wf only meets fp32 operands (xhat, dyf, part); torch computes bf16 x fp32 in fp32, exactly
         mean_sq = _row_sum(xf * xf) / xf.shape[-1]
         rstd = torch.rsqrt(mean_sq + eps)
         xhat = xf * rstd[:, None]
@@ -24,7 +25,7 @@ class RMSNorm(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         xf, wf, rstd, cu_seqlens = ctx.saved_tensors
-        dyf = dy.float()
+        dyf = dy.float()  # teeth: equivalent(low_precision_accumulation): dyf only meets fp32 operands (wf, xhat); torch computes bf16 x fp32 in fp32, exactly
         xhat = xf * rstd[:, None]
         g = dyf * wf[None, :]
         proj = _row_sum(g * xhat) / xf.shape[-1]

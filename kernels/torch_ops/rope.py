@@ -5,7 +5,7 @@ import torch
 def _cos_sin(positions, half, theta):
     exponents = torch.arange(half, dtype=torch.float32, device=positions.device) * (2.0 / (2 * half))
     inv_freq = 1.0 / (theta ** exponents)
-    angles = positions.to(torch.float32)[:, None] * inv_freq[None, :]
+    angles = positions.to(torch.float32)[:, None] * inv_freq[None, :]  # teeth: equivalent(low_precision_accumulation): int64 x fp32 is computed in fp32, the same conversion
     cos, sin = torch.cos(angles), torch.sin(angles)
     return cos[:, None, :], sin[:, None, :]
 
@@ -27,15 +27,15 @@ class RoPE(torch.autograd.Function):
     def forward(ctx, q, k, positions, theta):
         cos, sin = _cos_sin(positions, q.shape[-1] // 2, theta)
         ctx.save_for_backward(cos, sin)
-        return _rotate(q.float(), cos, sin).to(q.dtype), _rotate(k.float(), cos, sin).to(k.dtype)
+        return _rotate(q.float(), cos, sin).to(q.dtype), _rotate(k.float(), cos, sin).to(k.dtype)  # teeth: equivalent(low_precision_accumulation): q and k only meet fp32 cos, sin; torch computes bf16 x fp32 in fp32, exactly
 
     @staticmethod
     def backward(ctx, dq_out, dk_out):
         cos, sin = ctx.saved_tensors
         dq_out = torch.zeros_like(dk_out) if dq_out is None else dq_out
         dk_out = torch.zeros_like(dq_out) if dk_out is None else dk_out
-        dq = _rotate_back(dq_out.float(), cos, sin).to(dq_out.dtype)
-        dk = _rotate_back(dk_out.float(), cos, sin).to(dk_out.dtype)
+        dq = _rotate_back(dq_out.float(), cos, sin).to(dq_out.dtype)  # teeth: equivalent(low_precision_accumulation): dq_out only meets fp32 cos, sin; torch computes bf16 x fp32 in fp32, exactly
+        dk = _rotate_back(dk_out.float(), cos, sin).to(dk_out.dtype)  # teeth: equivalent(low_precision_accumulation): dk_out only meets fp32 cos, sin; torch computes bf16 x fp32 in fp32, exactly
         return dq, dk, None, None
 
 

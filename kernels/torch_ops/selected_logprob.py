@@ -34,7 +34,7 @@ class SelectedLogprob(torch.autograd.Function):
         probs = exp / total[:, None]
         onehot = torch.zeros_like(lf)
         onehot.scatter_(1, targets[:, None], 1.0)
-        g = torch.where(mask, dout.float(), torch.zeros_like(dout, dtype=torch.float32))
+        g = torch.where(mask, dout.float(), torch.zeros_like(dout, dtype=torch.float32))  # teeth: equivalent(low_precision_accumulation): where() promotes bf16 and fp32 to fp32, exactly
         dlogits = g[:, None] * (onehot - probs)
         return dlogits.to(dout.dtype), None, None
 

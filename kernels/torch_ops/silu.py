@@ -17,7 +17,7 @@ class SiLU(torch.autograd.Function):
     def backward(ctx, dy):
         (xf,) = ctx.saved_tensors
         s = _sigmoid(xf)
-        dx = dy.float() * (s + xf * s * (1.0 - s))
+        dx = dy.float() * (s + xf * s * (1.0 - s))  # teeth: equivalent(low_precision_accumulation): dy only meets the fp32 factor; torch computes bf16 x fp32 in fp32, exactly
         return dx.to(dy.dtype)
 
 

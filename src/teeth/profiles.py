@@ -43,6 +43,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             env={"TRITON_INTERPRET": "1"},
             pytest_args=("-k", "triton_interpret_fp32"),
         ),
+        Profile("torch_cpu_bf16", pytest_args=("-k", "torch_cpu_bf16")),
         Profile("cuda_bf16", pytest_args=("-k", "cuda_bf16"), requires="cuda", execution="cold"),
         Profile("triton_cuda_bf16", pytest_args=("-k", "triton_cuda_bf16"), requires="cuda", execution="cold"),
     )

@@ -1,4 +1,4 @@
-"""CI's slice of the kernels target, end to end: one op (rmsnorm) on both CPU profiles.
+"""CI's slice of the kernels target, end to end: one op (rmsnorm) on the three CPU profiles.
 
 Atomic accumulation computes the same sum in another order: the accuracy cells let it live;
 the determinism check (the interpreter's program order shuffled) and batch invariance kill it.
@@ -80,8 +80,11 @@ def rmsnorm_slice(project) -> list[dict]:
     return teeth("run", "--target", "kernels", "--op", "rmsnorm", db=project.parent / "t.db", cwd=project)[0]
 
 
+CPU_PROFILES = {"torch_cpu_fp32", "triton_interpret_fp32", "torch_cpu_bf16"}
+
+
 def test_every_rmsnorm_domain_mutant_is_killed_or_skipped_with_a_reason(rmsnorm_slice):
-    assert {r["profile"] for r in rmsnorm_slice} == {"torch_cpu_fp32", "triton_interpret_fp32"}
+    assert {r["profile"] for r in rmsnorm_slice} == CPU_PROFILES
     for row in rmsnorm_slice:
         assert row["status"] in {"killed", "timeout", "skipped"}, row
         if row["status"] == "skipped":
@@ -90,12 +93,13 @@ def test_every_rmsnorm_domain_mutant_is_killed_or_skipped_with_a_reason(rmsnorm_
 
 def test_both_profiles_kill_mutants_of_their_own_implementation(rmsnorm_slice):
     killed = {(r["profile"], r["file"].split("/")[1]) for r in rmsnorm_slice if r["status"] == "killed"}
-    assert killed == {("torch_cpu_fp32", "torch_ops"), ("triton_interpret_fp32", "triton_ops")}
+    assert killed == {("torch_cpu_fp32", "torch_ops"), ("triton_interpret_fp32", "triton_ops"),
+                      ("torch_cpu_bf16", "torch_ops")}
 
 
 def test_atomic_accumulation_is_killed_by_determinism_or_batch_invariance(rmsnorm_slice):
     atomic = [r for r in rmsnorm_slice if r["operator"] == "atomic_accumulation" and r["status"] != "skipped"]
-    assert {r["profile"] for r in atomic} == {"torch_cpu_fp32", "triton_interpret_fp32"}
+    assert {r["profile"] for r in atomic} == CPU_PROFILES
     assert {r["status"] for r in atomic} == {"killed"}
     assert {r["check"] for r in atomic} <= {"determinism", "batch_invariance"}
 
@@ -118,12 +122,12 @@ def test_a_one_function_check_baselines_only_the_tests_that_reach_it(project, rm
     git(project, "commit", "-q", "-am", "one function in each implementation")
     rows, out = teeth("check", "--base", "main", "--target", "kernels", db=project.parent / "t.db", cwd=project)
     selected = dict(re.findall(r"baseline \[(\w+)\]: (\d+) of \d+ tests", out))
-    assert set(selected) == {"torch_cpu_fp32", "triton_interpret_fp32"}, out
+    assert set(selected) == CPU_PROFILES, out
     collected = dict(re.findall(r"baseline \[(\w+)\]: \d+ of (\d+) tests", out))
     assert all(0 < int(selected[p]) < int(collected[p]) for p in selected), out
     # The mutants the slice measured in these functions end the same way with the selected baseline.
     before = {(r["mutant"], r["profile"]): r["status"] for r in rmsnorm_slice}
     now = {(r["mutant"], r["profile"]): r["status"] for r in rows}  # `teeth results`: the check's run
     common = set(before) & set(now)
-    assert {p for _, p in common} == {"torch_cpu_fp32", "triton_interpret_fp32"}, out
+    assert {p for _, p in common} == CPU_PROFILES, out
     assert "killed" in {now[k] for k in common} and all(now[k] == before[k] for k in common), out

@@ -93,7 +93,7 @@ def check_gradient_invariance(op, configs: InvarianceConfigs | None = None, cont
 
     def accuracy():
         tol = tolerance("accuracy", prof.dtype, profile)
-        return _compare_all(names, batch(), run_reference(spec, logical), lambda n: tol)
+        return _compare_all(names, batch(), run_reference(spec, logical, dtype), lambda n: tol)
 
     def batch_invariance():
         return _compare_all(names, run("singletons", singleton_plan(configs.lengths)), batch(), lambda n: BITWISE)

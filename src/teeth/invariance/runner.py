@@ -122,14 +122,19 @@ def _scatter(per_sample, value, call, window, add=False):
         offset += hi - lo
 
 
-def run_reference(spec, logical: Logical) -> dict[str, torch.Tensor]:
-    """The fp64 reference forward and VJP (torch autograd of spec.reference) on the batch plan."""
+def run_reference(spec, logical: Logical, dtype=torch.float32) -> dict[str, torch.Tensor]:
+    """The fp64 reference forward and VJP (torch autograd of spec.reference) on the batch plan.
+
+    Per-token float inputs and upstream gradients are first rounded to `dtype`, as `run_plan` rounds
+    them for the implementation: the reference is exact at the inputs the implementation was given,
+    so its error is the implementation's own (a no-op for float32; parameters are fp32 on every profile).
+    """
     call = batch_plan(logical.lengths)[0]
     args, diff = {}, []
     for inp in spec.token_inputs:
         t = torch.cat([logical.tokens[inp.name][seg.sample][slice(*_window(inp, seg))] for seg in call])
         if inp.kind == "float":
-            t = t.double().requires_grad_(inp.grad is not None)
+            t = t.to(dtype).double().requires_grad_(inp.grad is not None)
         args[inp.name] = t
         if inp.grad:
             diff.append((inp.grad, t))
@@ -138,7 +143,7 @@ def run_reference(spec, logical: Logical) -> dict[str, torch.Tensor]:
         diff.append((p.grad, args[p.name]))
     cu = _cu(logical.lengths, "cpu")
     outputs = spec.reference(args, cu, cu)
-    grad_outputs = [torch.cat(logical.upstream[o]).double() for o, _ in spec.outputs]
+    grad_outputs = [torch.cat(logical.upstream[o]).to(dtype).double() for o, _ in spec.outputs]
     grads = torch.autograd.grad(outputs, [t for _, t in diff], grad_outputs, allow_unused=True)
     result = {f"{spec.name}.{o}": y.detach() for (o, _), y in zip(spec.outputs, outputs)}
     for (name, _), g in zip(diff, grads):

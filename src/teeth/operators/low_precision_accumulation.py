@@ -24,7 +24,7 @@ class LowPrecisionAccumulation(Operator):
         "profile can kill these mutants: on fp32 profiles they are skipped, not survivors."
     )
     kills = ("accuracy", "batch_invariance")
-    profiles = ("cuda_bf16", "triton_cuda_bf16")
+    profiles = ("torch_cpu_bf16", "cuda_bf16", "triton_cuda_bf16")
     node_types = (cst.Call,)
 
     def mutate(self, node, parent=None, kernel=None):
