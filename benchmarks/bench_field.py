@@ -146,12 +146,13 @@ def interpreter_start(root: Path, env: dict) -> float:
     return min(walls)
 
 
-def measure(package: Package, jobs: int, keep: bool) -> dict:
+def measure(package: Package, jobs: int, keep: bool, skip_mutmut: bool = False) -> dict:
     root = Path(tempfile.mkdtemp(prefix=f"teeth-field-{package.name}-"))
     env = {**__import__("os").environ, **package.env}
     try:
         project(root, package)
-        result = {"mutmut": mutmut(root, jobs, env), "start": interpreter_start(root, env)}
+        result = {"mutmut": mutmut(root, jobs, env) if not skip_mutmut else None,
+                  "start": interpreter_start(root, env)}
         db = root / "teeth.db"
         result["teeth"] = teeth(root, package, jobs, db, env)
         result["no_change"] = teeth(root, package, jobs, db, env)
@@ -164,9 +165,12 @@ def measure(package: Package, jobs: int, keep: bool) -> dict:
 
 def report(name: str, r: dict) -> list[str]:
     m, t, again, first = r["mutmut"], r["teeth"], r["no_change"], r["killer_first"]
-    per_m, per_t = m["wall"] / max(m["mutants"], 1), t["wall"] / max(t["mutants"], 1)
+    per_t = t["wall"] / max(t["mutants"], 1)
+    per_m = m["wall"] / max(m["mutants"], 1) if m else float("nan")
+    m = m or {"mutants": 0, "wall": float("nan"), "statuses": "not run (--no-mutmut)"}
     stages = t["timings"]
     baseline = sum(v for k, v in stages.items() if k.startswith("baseline."))
+    worker = sum(v for k, v in stages.items() if k.startswith("worker."))
     execute = sum(v for k, v in stages.items() if k.startswith("execute."))
     fixed = t["wall"] - execute - r["start"]
     return [
@@ -174,7 +178,9 @@ def report(name: str, r: dict) -> list[str]:
         f"{name}: teeth  {t['mutants']} mutants in {t['wall']:.1f} s ({1000 * per_t:.0f} ms each) {t['statuses']}",
         f"{name}: teeth/mutmut wall per mutant = {per_t / per_m:.2f} (goal <= 0.33)",
         f"{name}: stages: interpreter start {r['start']:.2f} s, discover {stages.get('discover', 0):.2f} s, "
-        f"baseline {baseline:.2f} s, execute {execute:.2f} s; fixed cost beyond interpreter start "
+        f"worker start (copy, collect) {worker:.2f} s, baseline {baseline:.2f} s, execute {execute:.2f} s, "
+        f"the rest {t['wall'] - r['start'] - stages.get('discover', 0) - worker - baseline - execute:.2f} s; "
+        f"fixed cost beyond interpreter start "
         f"{fixed:.2f} s (goal <= 2 on the batcher)",
         f"{name}: kill-cost ratio {t.get('kill_cost', float('nan')):.2f} ({t.get('tests_per_kill', 0):.2f} tests per "
         f"kill); killer-first rerun {first.get('kill_cost', float('nan')):.2f} "
@@ -189,11 +195,12 @@ def main() -> None:
     parser.add_argument("--package", action="append", choices=sorted(PACKAGES), help="default: all")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the temp projects")
+    parser.add_argument("--no-mutmut", action="store_true", help="teeth's figures only (stages, kill cost, no-change)")
     args = parser.parse_args()
     results = {}
     for name in args.package or list(PACKAGES):
         try:
-            results[name] = measure(PACKAGES[name], args.jobs, args.keep)
+            results[name] = measure(PACKAGES[name], args.jobs, args.keep, args.no_mutmut)
         except SystemExit as exc:  # one package's tool failure is its line; the others are still measured
             print(f"{name}: not measured: {str(exc)[:300]}", flush=True)
             continue

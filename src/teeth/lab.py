@@ -168,6 +168,8 @@ class Lab:
         started = time.perf_counter()
         self.progress.stage(f"{profile.name}: starting warm worker and collecting tests")
         with self.backend_factory(self.target, profile, jobs) as backend:
+            clock[f"worker.{profile.name}"] = time.perf_counter() - started  # start, scratch copy, collection
+            started = time.perf_counter()
             protection = getattr(backend, "protection", None)
             if protection:
                 self.store.record_protection(run_id, profile.name, protection)

@@ -125,7 +125,8 @@ class LocalBackend(Backend):
             raise WorkerFailed(message["message"])
         if message.get("status") != "baseline":
             raise WorkerFailed(f"the baseline run did not finish: {message.get('detail', message.get('status'))}")
-        refuse_shadowed(message.get("shadowed"))
+        shadowed = message.get("shadowed")
+        refuse_shadowed([self.scratch.outside(path) for path in shadowed] if shadowed else None)  # paths the user has
         return message["tests"]
 
     def execute(self, tasks: Iterable[Task]) -> Iterator[Result]:
