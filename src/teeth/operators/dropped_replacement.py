@@ -184,11 +184,13 @@ class DroppedReplacement(Operator):
             Example("y = torch.cat([full[1:], full[:1]])", ()),
             Example("y = torch.cat([e1, e2, full[stop:]])", ()),
             Example("y = torch.cat([inv.rows for inv in given])", ()),
-            Example("def f(full, edited, pre):\n    pre = pre * 2\n    return torch.cat([pre, edited])\n", ()),
+            Example("def f(full, edited, start, stop, pre):\n    if pre is None:\n        pre = full[:start]\n"
+                    "    return torch.cat([pre, edited, full[stop:]])\n", ()),  # `pre` may be the caller's
             # stack splices
             Example("y = torch.stack([full[0], edited, full[2]])", ("y = torch.stack([full[0], full[1], full[2]])",)),
             Example("y = torch.stack([edited, full.select(0, i)])",
                     ("y = torch.stack([full[i - 1], full.select(0, i)])",)),
             Example("y = torch.stack([a, b])", ()),
+            Example("y = torch.stack([x[0], edited, y[2]])", ()),
             Example("y = torch.stack([full[0], edited], dim=1)", ()),
         ]

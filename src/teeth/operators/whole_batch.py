@@ -49,5 +49,6 @@ class WholeBatch(Operator):
             # not a split piece: a str split, a list, a name bound twice
             Example("head = name.split('.')[0]", ()),
             Example("def f(pieces, i):\n    return pieces[i]\n", ()),
-            Example("def f(x, n, i):\n    pieces = x.chunk(n)\n    pieces = list(pieces)\n    return pieces[i]\n", ()),
+            Example("def f(x, n, i, pieces):\n    if pieces is None:\n        pieces = x.chunk(n)\n    return pieces[i]\n",
+                    ()),  # `pieces` may be the caller's
         ]
