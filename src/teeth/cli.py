@@ -11,6 +11,7 @@ import threading
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.text import Text
 
@@ -419,7 +420,7 @@ def operators(fmt):
                                for o in ops], indent=2))
         return
     for op in ops:
-        console.print(f"[bold]{op.name}[/bold]  {op.summary}  [dim](killed by: {', '.join(op.kills)})[/dim]")
+        console.print(f"[bold]{op.name}[/bold]  {escape(op.summary)}  [dim](killed by: {', '.join(op.kills)})[/dim]")
         if op.domain:
             console.print(f"  {op.bug}", style="dim")
         for example in op.examples():

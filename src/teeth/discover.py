@@ -15,6 +15,7 @@ from teeth.annotations import read_annotations
 from teeth.arid import AridTracker
 from teeth.config import Target
 from teeth.errors import ConfigError
+from teeth.bindings import NO_BINDINGS, Bindings, bindings_of
 from teeth.kernel_context import Kernel, is_kernel, kernel_of
 from teeth.operators import Operator
 from teeth.sources import read_source
@@ -72,6 +73,7 @@ class _Collector(cst.CSTVisitor):
         self._parents: list[cst.CSTNode] = []
         self._skipped: set[int] = set()
         self._kernels: list[Kernel | None] = []  # one entry per enclosing function
+        self._bindings: list[Bindings] = []  # one entry per enclosing function
 
     def _qualname(self) -> tuple[str, str]:
         parts: list[str] = []
@@ -101,6 +103,7 @@ class _Collector(cst.CSTVisitor):
         elif isinstance(node, cst.FunctionDef):
             self._scope.append(("def", node.name.value))
             self._kernels.append(kernel_of(node) if is_kernel(node) else None)
+            self._bindings.append(bindings_of(node))
         self._parents.append(node)
         return True
 
@@ -113,6 +116,7 @@ class _Collector(cst.CSTVisitor):
             self._scope.pop()
         if isinstance(original_node, cst.FunctionDef):
             self._kernels.pop()
+            self._bindings.pop()
         if isinstance(original_node, cst.Parameters):
             self._signature -= 1
         if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
@@ -124,7 +128,7 @@ class _Collector(cst.CSTVisitor):
         for operator in self.operators:
             if not operator.applies_to(node) or (operator.kernel_only and kernel is None):
                 continue
-            made = operator.mutate(node, parent, kernel) if operator.domain else operator.mutate(node)
+            made = operator.mutants_at(node, parent, kernel, self._bindings[-1] if self._bindings else NO_BINDINGS)
             for replacement in made:
                 if self._tracker.arid:
                     self.arid += 1

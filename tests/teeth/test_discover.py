@@ -135,3 +135,22 @@ def test_export_lists_repr_and_exception_messages_are_arid(tmp_path):
         "the message given to an exception class"
     assert 11 in lines  # the code around them is still mutated
     assert found.arid >= 5
+
+
+def test_a_splice_is_seen_through_the_names_its_function_binds(tmp_path):
+    source = textwrap.dedent('''\
+        import torch
+
+
+        def widen(full, edited, start, size):
+            pre = full.narrow(0, 0, start)
+            post = full.narrow(0, start + size, full.shape[0] - start - size)
+            return torch.cat([pre, edited, post], dim=0)
+
+
+        def other(pre, edited, post):
+            return torch.cat([pre, edited, post], dim=0)
+    ''')
+    found = discovered(tmp_path, source, select_operators(["dropped_replacement"])).mutants
+    assert [(m.function, m.original, m.replacement) for m in found] == [
+        ("widen", "torch.cat([pre, edited, post], dim=0)", "full")]

@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.bindings import NO_BINDINGS
 from teeth.operators.base import Example, Operator, method_call, narrowing_slices, positional, torch_call
+from teeth.operators.pieces import split_pick
 
 
 class WholeBatch(Operator):
     name = "whole_batch"
-    summary = "t.narrow(...) / t[a:b] -> t"
+    summary = "t.narrow(...) / t[a:b] / t.split(...)[i] -> t"
     bug = (
         "Row scoping that falls through serves the whole batch to every invoke: a read sees "
         "every invoke's rows, an in-place edit lands on all of them. nnsight's single shape "
         "test sent every token-flattened activation to every invoke whole."
     )
     node_types = (cst.Call, cst.Subscript)
+    reads_bindings = True
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, parent=None, kernel=None, bindings=NO_BINDINGS):
         if isinstance(node, cst.Subscript):
             if narrowing_slices(node):
                 yield node.value
+            elif (pick := split_pick(node, bindings)) is not None:
+                yield pick[0]  # the piece picked for an invoke -> the tensor split
         elif torch_call(node, "narrow"):
             first = positional(node, 0)
             if first is not None:
@@ -34,4 +39,16 @@ class WholeBatch(Operator):
             Example("rows = torch.narrow(t, 0, start, size)", ("rows = t",)),
             Example("rows = t[start:stop]", ("rows = t",)),
             Example("scaled = x * rstd[:, None]", ()),
+            # a piece of a split picked per invoke
+            Example("rows = torch.split(x, sizes)[i]", ("rows = x",)),
+            Example("rows = x.split(sizes, dim=0)[i]", ("rows = x",)),
+            Example("rows = x.chunk(n)[i]", ("rows = x",)),
+            Example("rows = torch.tensor_split(x, bounds)[i]", ("rows = x",)),
+            Example("def f(x, sizes, i):\n    pieces = x.split(sizes)\n    return pieces[i]\n",
+                    ("def f(x, sizes, i):\n    pieces = x.split(sizes)\n    return x\n",)),
+            # not a split piece: a str split, a list, a name bound twice
+            Example("head = name.split('.')[0]", ()),
+            Example("def f(pieces, i):\n    return pieces[i]\n", ()),
+            Example("def f(x, n, i, pieces):\n    if pieces is None:\n        pieces = x.chunk(n)\n    return pieces[i]\n",
+                    ()),  # `pieces` may be the caller's
         ]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.bindings import NO_BINDINGS
 from teeth.operators.base import Example, Operator, is_zero, method_call, positional, replace_arg, torch_call
+from teeth.operators.pieces import split_pick
 
 _SAFE_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
@@ -34,7 +36,7 @@ def multiple_dropped(expr: cst.BaseExpression | None):
 
 class WrongSliceStart(Operator):
     name = "wrong_slice_start"
-    summary = "narrow/slice start -> 0, start+1, start-1; start*k -> start"
+    summary = "narrow/slice start, split piece index -> 0, start+1, start-1; start*k -> start"
     bug = (
         "An invoke's rows are [start, start+size) of the batch, or [start*k, (start+size)*k) "
         "when a layer flattens tokens into the leading dim (MoE routers' (batch*seq, hidden)). "
@@ -43,10 +45,15 @@ class WrongSliceStart(Operator):
     )
     kills = ("behaviour", "batch_invariance")
     node_types = (cst.Call, cst.Subscript)
+    reads_bindings = True
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, parent=None, kernel=None, bindings=NO_BINDINGS):
         if isinstance(node, cst.Subscript):
             yield from self._subscript(node)
+            if (pick := split_pick(node, bindings)) is not None:  # pieces[i]: a neighbour's piece
+                index = pick[1]
+                for value in start_variants(index.value):
+                    yield node.with_changes(slice=[node.slice[0].with_changes(slice=index.with_changes(value=value))])
             return
         if method_call(node, "narrow") and not torch_call(node, "narrow"):
             start, length = positional(node, 1, "start"), positional(node, 2, "length")
@@ -95,4 +102,16 @@ class WrongSliceStart(Operator):
                 "rows = t[lo:hi]",
                 ("rows = t[0:hi]", "rows = t[lo + 1:hi]", "rows = t[lo - 1:hi]"),
             ),
+            # a piece of a split picked per invoke
+            Example("rows = x.split(sizes)[i]",
+                    ("rows = x.split(sizes)[0]", "rows = x.split(sizes)[i + 1]", "rows = x.split(sizes)[i - 1]")),
+            Example("rows = torch.chunk(x, n, dim=0)[0]",
+                    ("rows = torch.chunk(x, n, dim=0)[0 + 1]", "rows = torch.chunk(x, n, dim=0)[0 - 1]")),
+            Example("def f(x, bounds, i):\n    pieces = x.tensor_split(bounds)\n    return pieces[i]\n",
+                    tuple(f"def f(x, bounds, i):\n    pieces = x.tensor_split(bounds)\n    return pieces[{v}]\n"
+                          for v in ("0", "i + 1", "i - 1"))),
+            # not a split piece: a row of a tensor, a str split, a parameter
+            Example("row = t[i]", ()),
+            Example("head = name.split('.')[i]", ()),
+            Example("def f(pieces, i):\n    return pieces[i]\n", ()),
         ]
