@@ -70,6 +70,8 @@ RULES = (
             "def f(x, half):\n    x1, x2 = x[..., :half], x[..., half:]\n    return torch.cat((-x2, x1), dim=-1)\n",
             "def lengths(cu):\n    return cu[1:] - cu[:-1]\n",
             "def f(x, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n    return total * head.shape[0]\n",
+            "def f(x, n):\n    return torch.cat([torch.narrow(x, 0, 0, n), x])\n",
+            "def f(x, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
         ),
         keeps=(
             "def f(full, n):\n    rows = full[:n]\n    rows.zero_()\n    return full\n",  # written through
@@ -80,9 +82,10 @@ RULES = (
             "def f(full, n):\n    parts = [full[:n]]\n    return parts\n",  # stored in a container
             "def f(full, n):\n    rows = full[:n]\n    helper(rows)\n",  # an unknown callee may write
             "def f(full, n):\n    rows = full[:n]\n    full.mul_(2)\n    return rows.sum()\n",  # the base written
+            "def f(full, n):\n    rows = full[:n]\n    full += 1\n    return rows.sum()\n",  # the base, in place
             "def f(full, n):\n    rows = full[:n]\n    other = full[n:]\n    other.zero_()\n    return rows.sum()\n",
             "def f(full, n):\n    rows = full[:n]\n    alias = rows.view(-1)\n    alias.zero_()\n    return full\n",
-            "def f(full, n):\n    rows = full[:n]\n    def g():\n        return rows\n    return g\n",  # a closure
+            "def f(full, n):\n    rows = full[:n]\n    def g():\n        return rows\n    return g\n",  # returned by a closure
             "def f(full, n):\n    rows = full[:n]\n    torch.add(full, 1, out=rows)\n    return full\n",
         ),
     ),
@@ -230,9 +233,7 @@ class EquivalenceRules:
         for assignment in scope.assignments[name.value]:
             if assignment.scope is not scope or isinstance(self.parents.get(assignment.node), cst.AugAssign):
                 return False
-        for use in _uses(scope, name.value):
-            if use.scope is not scope:
-                return False  # read by a nested function: it escapes
+        for use in _uses(scope, name.value):  # a nested function's use counts like any other: only a read is fine
             if self._within(use.node, inside):
                 continue
             if not isinstance(use.node, cst.Name) or not self._only_read(use.node, seen, depth):
