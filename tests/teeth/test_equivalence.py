@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from teeth.config import Target, skip_matches
+from conftest import results_of
 from teeth.discover import discover_file
 from teeth.equivalence import RULES, RULES_BY_NAME, rule_reason
 from teeth.operators import select_operators
@@ -143,3 +144,27 @@ def test_a_teeth_off_never_switched_on_runs_to_the_end(tmp_path):
     source = "def a(t, n):\n    return t[:n]\n\ndef b(t, n):  # teeth: off\n    return t[:n]\n"
     skips = {m.function: m.skip for m in discovered(tmp_path, source, ["view_to_copy"])}
     assert skips == {"a": None, "b": "teeth: off (lines 4-6)"}
+
+
+# -- end to end: recorded `skipped` with the reason, never dropped ------------------------------------------------
+
+def test_config_skips_are_recorded_skipped_with_their_reason(project, teeth):
+    root = project("weak_suite")
+    first = teeth("run", "--target", "rows", cwd=root)
+    assert first.returncode in (0, 1), first.stderr
+    before = {r["mutant"]: r for r in results_of(teeth, root)}
+    chosen = sorted(m for m, r in before.items() if r["function"] == "take_rows")[0]
+    config = root / "pyproject.toml"
+    config.write_text(config.read_text().replace('tests = ["tests"]\n', (
+        'tests = ["tests"]\nskip = ["rows.py::total"]\n\n[tool.teeth.targets.rows.equivalent]\n'
+        f'"{chosen}" = "no test can tell"\n"0123456789ab" = "a mutant that is gone"\n'), 1))
+    second = teeth("run", "--target", "rows", cwd=root)
+    assert second.returncode in (0, 1), second.stderr
+    assert "equivalent id(s) that match no mutant" in second.stderr and "0123456789ab" in second.stderr
+    after = {r["mutant"]: r for r in results_of(teeth, root)}
+    assert set(after) == set(before)  # nothing dropped
+    assert (after[chosen]["status"], after[chosen]["detail"]) == ("skipped", "equivalent: no test can tell (config)")
+    in_total = [r for r in after.values() if r["function"] == "total"]
+    assert in_total and {(r["status"], r["detail"]) for r in in_total} == {("skipped", "skip: rows.py::total (config)")}
+    others = [r for m, r in after.items() if m != chosen and r["function"] != "total"]
+    assert others and all(r["status"] != "skipped" for r in others)
