@@ -106,6 +106,10 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     if resume:
         require_resumable(db_path(db), target)
     found = discover_ops(target, operators, list(ops), DiscoveryCache())  # an unknown --op is refused before the database is opened
+    stale = [] if operator_names else sorted(set(target.equivalent) - {m.id for m in found.mutants})  # --operator: not all made
+    if stale:
+        click.echo(f"teeth: warning: target {target.name}: equivalent id(s) that match no mutant of its files as they "
+                   f"are now (the code changed?): {', '.join(stale)}", err=True)
     shard = Shard.parse(shard_text) if shard_text is not None else None
     chosen = choose_mutants(found.mutants, db_path(db), target.name, list(mutant_ids), list(only))
     if chosen is not None and not chosen:

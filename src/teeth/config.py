@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import hashlib
 import json
@@ -16,7 +17,7 @@ from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 
 TARGET_KEYS = {"files", "modules", "tests", "pytest_args", "operators", "profiles", "ops", "root",
                "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor", "profile_files", "op_from",
-               "baseline_timeout", "sandbox"}
+               "baseline_timeout", "sandbox", "equivalent", "skip", "contiguous_decorators"}
 
 
 @dataclass
@@ -38,6 +39,22 @@ class Target:
     op_from: str = "function"  # "function": the qualified name; "file": the module's name (an op adapter)
     baseline_timeout: float = 1800.0  # seconds the unmutated suite may take
     sandbox: bool = True  # confine the tests' writes to their scratch area (Landlock, where the kernel has it)
+    equivalent: dict[str, str] = field(default_factory=dict)  # mutant id -> why it is equivalent
+    skip: list[str] = field(default_factory=list)  # fnmatch patterns: OPERATOR, FILE::FUNCTION[::OPERATOR]
+    contiguous_decorators: list[str] = field(default_factory=list)  # decorators that make the arguments contiguous
+
+    def skip_reason(self, ident: str, file: str, function: str, operator: str) -> str | None:
+        """Why the config says a mutant is not run (`equivalent` by id, or a `skip` pattern), or None."""
+        if ident in self.equivalent:
+            return f"equivalent: {self.equivalent[ident]} (config)"
+        for pattern in self.skip:
+            if skip_matches(pattern, file, function, operator):
+                return f"skip: {pattern} (config)"
+        return None
+
+    def suppression(self) -> str:
+        """The settings that decide which mutants are skipped, as text (for cache keys and the digest)."""
+        return json.dumps([self.equivalent, self.skip, self.contiguous_decorators], sort_keys=True)
 
     def exercises(self, profile: str, path: str | Path) -> bool:
         """Does `profile` run the code in `path`? Every file, unless profile_files says otherwise."""
@@ -61,7 +78,7 @@ class Target:
             "files": [self.display_path(f) for f in self.files], "tests": self.tests, "pytest_args": self.pytest_args,
             "operators": self.operators, "ops": self.ops, "op_from": self.op_from,
             "profiles": [[p.name, sorted(p.env.items()), list(p.pytest_args), p.requires] for p in self.profiles],
-            "timeout": [self.timeout_floor, self.timeout_factor],
+            "timeout": [self.timeout_floor, self.timeout_factor], "suppression": self.suppression(),
             "profile_files": {k: sorted(self.display_path(f) for f in v) for k, v in self.profile_files.items()},
         }
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
@@ -164,7 +181,20 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         op_from=_choice(name, "op_from", table.get("op_from", "function"), ("function", "file")),
         baseline_timeout=float(table.get("baseline_timeout", 1800.0)),
         sandbox=bool(table.get("sandbox", True)),
+        equivalent=dict(table.get("equivalent", {})),
+        skip=list(table.get("skip", [])),
+        contiguous_decorators=list(table.get("contiguous_decorators", [])),
     )
+
+
+def skip_matches(pattern: str, file: str, function: str, operator: str) -> bool:
+    """`OPERATOR`, `FILE::FUNCTION` or `FILE::FUNCTION::OPERATOR`, each part an fnmatch pattern (case-sensitive;
+    `*` also matches `/`). FILE is the file as shown; FUNCTION the qualified name, "" at module level."""
+    parts = pattern.split("::")
+    if len(parts) == 1:
+        return fnmatch.fnmatchcase(operator, parts[0])
+    return (fnmatch.fnmatchcase(file, parts[0]) and fnmatch.fnmatchcase(function, parts[1])
+            and (len(parts) == 2 or fnmatch.fnmatchcase(operator, parts[2])))
 
 
 def _choice(name: str, key: str, value, allowed: tuple[str, ...]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -16,6 +17,26 @@ def _no_nul(text: str) -> str:
 
 
 PathText = Annotated[str, AfterValidator(_no_nul)]
+MUTANT_ID = re.compile(r"[0-9a-f]{12}")
+
+
+def _skip_pattern(text: str) -> str:
+    parts = text.split("::")
+    if len(parts) > 3 or not all(part.strip() for part in parts):
+        raise ValueError("a pattern OPERATOR, FILE::FUNCTION or FILE::FUNCTION::OPERATOR (fnmatch, no empty part)")
+    return text
+
+
+def _equivalent(table: dict[str, str]) -> dict[str, str]:
+    for ident, reason in table.items():
+        if not MUTANT_ID.fullmatch(ident):
+            raise ValueError(f"mutant ids (12 hex digits, as `teeth show` prints them) as keys, not {ident!r}")
+        if not reason.strip():
+            raise ValueError(f"a reason for {ident}")
+    return table
+
+
+SkipPattern = Annotated[str, AfterValidator(_skip_pattern)]
 
 
 class _Table(BaseModel):
@@ -43,6 +64,9 @@ class TargetTable(_Table):
     op_from: Literal["function", "file"] = "function"
     baseline_timeout: float = Field(default=1800.0, gt=0)
     sandbox: bool = True
+    equivalent: Annotated[dict[str, str], AfterValidator(_equivalent)] = {}
+    skip: list[SkipPattern] = []
+    contiguous_decorators: list[str] = []
 
 
 class ProfileTable(_Table):

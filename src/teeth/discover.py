@@ -14,6 +14,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from teeth.annotations import read_annotations
 from teeth.arid import AridTracker
 from teeth.config import Target
+from teeth.equivalence import EquivalenceRules
 from teeth.errors import ConfigError
 from teeth.bindings import NO_BINDINGS, Bindings, bindings_of
 from teeth.kernel_context import Kernel, is_kernel, kernel_of
@@ -38,7 +39,7 @@ class Mutant:
     code: str = field(repr=False)  # the whole mutated file
     diff: str = field(repr=False)
     lines: list[int] = field(default_factory=list)  # the lines whose coverage selects its tests
-    skip: str | None = None  # "pragma: no mutate" or "equivalent: <reason>"
+    skip: str | None = None  # "pragma: no mutate", "equivalent: <reason>", "teeth: off ...", "skip: <pattern> ..."
 
     @property
     def one_line(self) -> str:
@@ -152,6 +153,7 @@ def discover_file(target: Target, path: Path, operators: list[Operator]) -> Disc
     wrapper.visit(collector)
     positions = wrapper.resolve(PositionProvider)
     annotations = read_annotations(source)
+    rules = EquivalenceRules(wrapper, target.contiguous_decorators)
     display = target.display_path(path)
     result = Discovery(mutants=[], arid=collector.arid)
     seen_code = {hashlib.sha256(source.encode()).hexdigest()}
@@ -189,7 +191,9 @@ def discover_file(target: Target, path: Path, operators: list[Operator]) -> Disc
             end_line=pos.end.line, function=qual, swap=swap, op=target.op_for(qual, path), operator=operator.name,
             original=original_text, replacement=replacement_text, code=code,
             diff=_diff(source, code, display), lines=sorted({stmt, *span} - {0}),
-            skip=annotations.skip_reason(span, operator.name),
+            skip=(annotations.skip_reason(span, operator.name)
+                  or target.skip_reason(ident, display, qual, operator.name)
+                  or rules.reason(node, replacement, operator.name)),
         ))
     result.mutants.sort(key=lambda m: (m.line, m.operator))
     return result

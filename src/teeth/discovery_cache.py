@@ -1,7 +1,7 @@
 """Discovered mutants kept between runs, per file: a no-change `teeth run` need not parse and mutate again.
 
 An entry is one file's Discovery as gzipped JSON, named by the sha256 of everything that decides it: the file's
-text and path, the target's name, root and op mapping, the operators in order, and the code of teeth itself and
+text and path, the target's name, root, op mapping and skip settings (equivalent, skip, contiguous_decorators), the operators in order, and the code of teeth itself and
 the versions of libcst and mutmut (an upgrade of either makes new entries). Entries live in `$TEETH_CACHE`, else
 `$XDG_CACHE_HOME/teeth` (default `~/.cache/teeth`), never in the target's tree; an entry that cannot be read is
 discovered again, and a cache that cannot be written is skipped.
@@ -63,6 +63,7 @@ class DiscoveryCache:
     def key(self, target: Target, path: Path, source: str, operators: list[Operator]) -> str:
         parts = [str(FORMAT), teeth_code(), _version("libcst"), _version("mutmut"), target.name, str(target.root),
                  str(path), target.display_path(path), target.op_from, json.dumps(target.ops, sort_keys=True),
+                 target.suppression(),
                  *(o.name for o in operators), source]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 

@@ -69,7 +69,15 @@ def with_target_key(key: str, value) -> bytes:
     ("fail_under", 80, "targets.rows.fail_under = 80 (int): expected a fraction from 0 to 1"),
     ("timeout_floor", True, "targets.rows.timeout_floor = True (bool): expected a number"),
     ("op_from", "module", "targets.rows.op_from = 'module' (str): expected 'function' or 'file'"),
-    ("bogus", 1, "targets.rows.bogus = 1 (int): unknown key; known keys: baseline_timeout, fail_under"),
+    ("bogus", 1, "targets.rows.bogus = 1 (int): unknown key; known keys: baseline_timeout, contiguous_decorators"),
+    ("equivalent", {"xyz": "r"}, "targets.rows.equivalent = {'xyz': 'r'} (dict): expected mutant ids (12 hex digits"),
+    ("equivalent", {"0123456789ab": " "}, "targets.rows.equivalent = {'0123456789ab': ' '} (dict): expected a reason"),
+    ("equivalent", {"0123456789ab": 3}, "targets.rows.equivalent.0123456789ab = 3 (int): expected a string"),
+    ("skip", "view_to_copy", "targets.rows.skip = 'view_to_copy' (str): expected a list"),
+    ("skip", ["a.py::f::g::h"], "targets.rows.skip[0] = 'a.py::f::g::h' (str): expected a pattern OPERATOR, FILE::F"),
+    ("skip", ["a.py::::h"], "targets.rows.skip[0] = 'a.py::::h' (str): expected a pattern OPERATOR"),
+    ("contiguous_decorators", "ensure_contiguous", "targets.rows.contiguous_decorators = 'ensure_contiguous' (str): "
+                                                   "expected a list"),
 ])
 def test_a_key_of_the_wrong_type_names_key_value_and_expectation(tree, key, value, expected):
     refused(tree, with_target_key(key, value), expected)
@@ -126,6 +134,12 @@ VALID = {  # what each key takes, said independently of the schema under test
     "timeout_floor": lambda v: is_number(v) and v >= 0, "timeout_factor": lambda v: is_number(v) and v >= 0,
     "profile_files": lambda v: isinstance(v, dict) and all(is_paths(x) for x in v.values()),
     "op_from": lambda v: v in ("function", "file"),
+    "equivalent": lambda v: isinstance(v, dict) and all(
+        len(k) == 12 and all(c in "0123456789abcdef" for c in k) and isinstance(r, str) and r.strip()
+        for k, r in v.items()),
+    "skip": lambda v: is_strings(v) and all(
+        len(x.split("::")) <= 3 and all(part.strip() for part in x.split("::")) for x in v),
+    "contiguous_decorators": is_strings,
 }
 PROFILE_VALID = {
     "env": lambda v: isinstance(v, dict) and all(isinstance(x, (str, int, float)) and not isinstance(x, bool)

@@ -1,0 +1,472 @@
+"""Equivalent-mutant rules: mutants that provably cannot change what the code computes, recorded `skipped`.
+
+Each rule reads the code around a mutant through libcst metadata (ScopeProvider for a name's assignments and
+uses, ParentNodeProvider for where a value goes) and gives the reason it is equivalent, or None. The rules are
+deliberately conservative: anything they cannot see through (an unknown callee, a name stored in an attribute or
+a container, a closure, a global) keeps the mutant. Each rule's examples are its unit tests: every mutant the rule's
+operators make of `suppresses` is skipped, and none of `keeps`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import FunctionScope, MetadataWrapper, ParentNodeProvider, Scope, ScopeProvider
+
+from teeth.kernel_context import is_kernel
+from teeth.operators.view_to_copy import VIEW_METHODS
+
+# Calls that read their tensor arguments and return a new tensor (or a non-tensor): a view passed to one is only read.
+PURE_FUNCTIONS = {
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "matmul", "mm", "bmm", "einsum",
+    "where", "allclose", "isclose", "equal", "sum", "mean", "prod", "amax", "amin", "max", "min", "exp", "log",
+    "sqrt", "rsqrt", "abs", "sigmoid", "tanh", "softmax", "log_softmax", "dot", "outer", "maximum", "minimum",
+    "clamp", "add", "sub", "mul", "div", "pow", "norm", "any", "all", "argmax", "argmin", "cumsum", "isnan",
+    "isinf", "isfinite", "neg", "square", "zeros_like", "ones_like", "empty_like", "full_like", "linear",
+    "index_select", "gather", "masked_select", "silu", "gelu", "relu", "dropout",
+    # builtins
+    "len", "isinstance", "float", "int", "bool", "str", "repr", "print",
+}
+# Methods that do not write their receiver and return a new tensor or a plain value.
+PURE_METHODS = {
+    "sum", "mean", "prod", "amax", "amin", "max", "min", "norm", "std", "var", "abs", "exp", "log", "sqrt", "rsqrt",
+    "sigmoid", "tanh", "neg", "pow", "matmul", "mm", "bmm", "softmax", "log_softmax", "cumsum", "argmax", "argmin",
+    "any", "all", "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isfinite", "allclose", "equal", "size", "dim",
+    "numel", "nelement", "item", "tolist", "clone", "is_contiguous", "stride", "storage_offset", "data_ptr",
+    "element_size", "add", "sub", "mul", "div", "square", "clamp", "masked_fill", "index_select", "gather",
+    "index_add", "index_copy", "scatter", "scatter_add", "new_zeros", "new_ones", "new_empty", "new_full",
+}
+PURE_ATTRIBUTES = {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_leaf"}
+# Expressions whose result may share storage with their receiver: what happens to the result happens to it.
+ALIAS_METHODS = {*VIEW_METHODS, "to", "float", "double", "half", "bfloat16", "type", "type_as", "contiguous",
+                 "reshape", "reshape_as", "flatten", "detach", "view_as_real", "split", "chunk", "unbind"}
+ALIAS_ATTRIBUTES = {"T", "mT", "H", "mH", "real", "imag", "data"}
+# In-place methods that change a tensor's strides (after them a contiguous tensor may not be).
+LAYOUT_CHANGING = {"transpose_", "t_", "swapdims_", "swapaxes_", "as_strided_", "resize_", "resize_as_", "set_",
+                   "squeeze_", "unsqueeze_"}
+# Calls whose result is always a fresh contiguous tensor.
+CONTIGUOUS_MAKERS = {"empty", "zeros", "ones", "full", "rand", "randn", "arange", "tensor"}
+
+_DEPTH = 12  # how many bindings a view is followed through
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    reason: str  # recorded as the skip reason: "equivalent: <reason> (rule <name>)"
+    operators: tuple[str, ...] | None  # the operators it judges; None: any mutant of the node it looks at
+    suppresses: tuple[str, ...]  # examples: every mutant of `operators` here is equivalent
+    keeps: tuple[str, ...]  # examples: mutants of `operators` here that are not
+
+
+RULES = (
+    Rule(
+        "view_only_read", "the view is only read: nothing writes through it or its base, and it never escapes",
+        ("view_to_copy",),
+        suppresses=(
+            "def splice(full, edited, start, stop):\n    pre = full.narrow(0, 0, start)\n"
+            "    post = full.narrow(0, stop, full.shape[0] - stop)\n    return torch.cat([pre, edited, post], dim=0)\n",
+            "def f(x, half):\n    x1, x2 = x[..., :half], x[..., half:]\n    return torch.cat((-x2, x1), dim=-1)\n",
+            "def lengths(cu):\n    return cu[1:] - cu[:-1]\n",
+            "def f(x, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n    return total * head.shape[0]\n",
+            "def f(x, n):\n    return torch.cat([torch.narrow(x, 0, 0, n), x])\n",
+            "def f(x, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
+        ),
+        keeps=(
+            "def f(full, n):\n    rows = full[:n]\n    rows.zero_()\n    return full\n",  # written through
+            "def f(full, n):\n    rows = full[:n]\n    rows += 1\n    return full\n",  # augmented: in place
+            "def f(full, n, v):\n    rows = full[:n]\n    rows[0] = v\n    return full\n",  # stored into
+            "def f(full, n):\n    return full[:n]\n",  # returned: the caller may write through it
+            "def f(self, full, n):\n    self.rows = full[:n]\n",  # stored in an attribute
+            "def f(full, n):\n    parts = [full[:n]]\n    return parts\n",  # stored in a container
+            "def f(full, n):\n    rows = full[:n]\n    helper(rows)\n",  # an unknown callee may write
+            "def f(full, n):\n    rows = full[:n]\n    full.mul_(2)\n    return rows.sum()\n",  # the base written
+            "def f(full, n):\n    rows = full[:n]\n    full += 1\n    return rows.sum()\n",  # the base, in place
+            "def f(full, n):\n    rows = full[:n]\n    other = full[n:]\n    other.zero_()\n    return rows.sum()\n",
+            "def f(full, n):\n    rows = full[:n]\n    alias = rows.view(-1)\n    alias.zero_()\n    return full\n",
+            "def f(full, n):\n    rows = full[:n]\n    def g():\n        return rows\n    return g\n",  # returned by a closure
+            "def f(full, n):\n    rows = full[:n]\n    torch.add(full, 1, out=rows)\n    return full\n",
+        ),
+    ),
+    Rule(
+        "already_contiguous", "the tensor is already contiguous here: .contiguous() returns it unchanged",
+        ("stride_assumption",),
+        suppresses=(
+            "def f(x):\n    x = x.contiguous()\n    return x.stride(0)\n",
+            "@ensure_contiguous\ndef f(x, w):\n    return x.stride(0), w.stride(1)\n",
+            "class K:\n    @staticmethod\n    @utils.ensure_contiguous\n    def forward(ctx, x):\n"
+            "        return x.stride()\n",
+            "def f(n):\n    out = torch.empty(n, 4)\n    return out.stride(0)\n",
+            "def f(x, y):\n    if y:\n        x = x.contiguous()\n        s = x.stride(0)\n    return y\n",
+        ),
+        keeps=(
+            "def f(x):\n    return x.stride(0)\n",  # a parameter, no decorator
+            "def f(x):\n    s = x.stride(0)\n    x = x.contiguous()\n    return s\n",  # made contiguous after
+            "def f(x, y):\n    if y:\n        x = x.contiguous()\n    return x.stride(0)\n",  # on one path only
+            "def f(x):\n    x = x.contiguous()\n    x.transpose_(0, 1)\n    return x.stride(0)\n",  # relaid
+            "def f(x):\n    x = x.contiguous()\n    x = x.t()\n    return x.stride(0)\n",  # rebound to a view
+            "@other_decorator\ndef f(x):\n    return x.stride(0)\n",  # not a configured decorator
+            "@ensure_contiguous\ndef f(x):\n    y = x.t()\n    return y.stride(0)\n",  # a view of the argument
+        ),
+    ),
+    Rule(
+        "unread_launch_keyword", "the launched @triton.jit kernel never reads this keyword's parameter",
+        None,
+        suppresses=(
+            "@triton.jit\ndef k(x_ptr, n, BLOCK_SIZE: tl.constexpr):\n    tl.store(x_ptr, n)\n\n"
+            "def launch(x, n, block):\n    k[(n,)](x, n, BLOCK_SIZE=block)\n",
+            "@triton.jit\ndef k(x_ptr, n, BLOCK_SIZE: tl.constexpr):\n    tl.store(x_ptr, n)\n\n"
+            "def launch(x, n):\n    k[(n,)](x, n, BLOCK_SIZE=128)\n",
+        ),
+        keeps=(
+            "@triton.jit\ndef k(x_ptr, n, BLOCK_SIZE: tl.constexpr):\n    tl.store(x_ptr + tl.arange(0, BLOCK_SIZE), n)\n\n"
+            "def launch(x, n, block):\n    k[(n,)](x, n, BLOCK_SIZE=block)\n",  # the kernel reads it
+            "from elsewhere import k\n\ndef launch(x, n):\n    k[(n,)](x, n, BLOCK_SIZE=128)\n",  # kernel not seen
+            "@triton.jit\ndef k(x_ptr, n, BLOCK_SIZE: tl.constexpr):\n    tl.store(x_ptr, n)\n\n"
+            "def launch(x, n):\n    k = other\n    k[(n,)](x, n, BLOCK_SIZE=128)\n",  # rebound: not that kernel
+        ),
+    ),
+)
+RULES_BY_NAME = {rule.name: rule for rule in RULES}
+
+
+def rule_reason(rule: Rule) -> str:
+    return f"equivalent: {rule.reason} (rule {rule.name})"
+
+
+class EquivalenceRules:
+    """The rules over one parsed file; `reason(node, replacement, operator)` for each mutant found in it."""
+
+    def __init__(self, wrapper: MetadataWrapper, contiguous_decorators: list[str] | tuple[str, ...] = ()):
+        self.module = wrapper.module
+        self.scopes = wrapper.resolve(ScopeProvider)
+        self.parents = wrapper.resolve(ParentNodeProvider)
+        self.contiguous_decorators = set(contiguous_decorators)
+
+    def reason(self, node: cst.CSTNode, replacement: cst.CSTNode, operator: str) -> str | None:
+        for rule, judge in ((RULES[0], self._view_only_read), (RULES[1], self._already_contiguous),
+                            (RULES[2], self._unread_launch_keyword)):
+            if (rule.operators is None or operator in rule.operators) and judge(node, replacement):
+                return rule_reason(rule)
+        return None
+
+    # -- view_only_read ------------------------------------------------------------------------------------------
+
+    def _view_only_read(self, node, replacement) -> bool:
+        root = _root_name(node)
+        if root is None or not self._only_read(node, set(), _DEPTH):
+            return False
+        return self._name_only_read(root, {id(node)}, set(), _DEPTH)
+
+    def _only_read(self, node: cst.CSTNode, seen: set, depth: int, skip: frozenset = frozenset()) -> bool:
+        """Is the value of `node` only read where it goes (no write through it, no escape)?"""
+        if depth <= 0:
+            return False
+        parent = self.parents.get(node)
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
+                               cst.Expr, cst.If, cst.While, cst.Assert, cst.FormattedStringExpression)):
+            return True
+        if isinstance(parent, (cst.Index, cst.Slice)):
+            return True  # used as an index: read
+        if isinstance(parent, cst.AugAssign):
+            return parent.target is not node  # `rows += 1` writes rows in place
+        if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
+            if isinstance(parent, cst.IfExp) and parent.test is node:
+                return True
+            return self._only_read(parent, seen, depth - 1)  # the result may be this value
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            holder = self.parents.get(parent)
+            if isinstance(holder, cst.Call) and holder.func is parent:
+                if parent.attr.value in PURE_METHODS:
+                    return True
+                if parent.attr.value in ALIAS_METHODS:
+                    return self._only_read(holder, seen, depth - 1)
+                return False  # an in-place or unknown method
+            if parent.attr.value in PURE_ATTRIBUTES:
+                return self._assigned_to(parent) is None
+            if parent.attr.value in ALIAS_ATTRIBUTES:
+                return self._only_read(parent, seen, depth - 1)
+            return False
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            if self._assigned_to(parent) is not None:
+                return False  # `rows[0] = v`
+            return self._only_read(parent, seen, depth - 1)  # indexing: a view, or a copy
+        if isinstance(parent, cst.Arg):
+            call = self.parents.get(parent)
+            if not isinstance(call, cst.Call) or parent.star or (parent.keyword and parent.keyword.value == "out"):
+                return False
+            name = _callee_name(call)
+            if name in PURE_FUNCTIONS:
+                return True
+            if name in ALIAS_METHODS and call.args and call.args[0] is parent and _is_torch(call):
+                return self._only_read(call, seen, depth - 1)  # torch.narrow(rows, ...): another view
+            return False
+        if isinstance(parent, cst.Element):
+            container = self.parents.get(parent)
+            holder = self.parents.get(container)
+            if isinstance(container, (cst.List, cst.Tuple)) and isinstance(holder, cst.Arg) and not holder.star:
+                call = self.parents.get(holder)
+                if isinstance(call, cst.Call) and _callee_name(call) in PURE_FUNCTIONS and not (
+                        holder.keyword and holder.keyword.value == "out"):
+                    return True
+            if isinstance(container, cst.Tuple) and isinstance(holder, cst.Assign):
+                name = self._unpacked_to(holder, container, parent)
+                return name is not None and self._name_only_read(name, {id(node)}, seen, depth - 1)
+            return False
+        if isinstance(parent, cst.Assign) and parent.value is node:
+            targets = [t.target for t in parent.targets]
+            if all(isinstance(t, cst.Name) for t in targets):
+                return all(self._name_only_read(t, set(), seen, depth - 1) for t in targets)
+            return False
+        return False  # returned, yielded, stored, iterated, captured: it escapes
+
+    def _name_only_read(self, name: cst.Name, inside: set[int], seen: set, depth: int) -> bool:
+        """Is every use of the local `name` (in its function) a read? `inside`: nodes whose uses are the mutant's own."""
+        scope = self.scopes.get(name)
+        if not isinstance(scope, FunctionScope) or name.value not in scope.assignments:
+            return False
+        key = (id(scope), name.value)
+        if key in seen:
+            return True  # already being checked: every use is looked at once
+        seen.add(key)
+        for assignment in scope.assignments[name.value]:
+            if assignment.scope is not scope or isinstance(self.parents.get(assignment.node), cst.AugAssign):
+                return False
+        for use in _uses(scope, name.value):  # a nested function's use counts like any other: only a read is fine
+            if self._within(use.node, inside):
+                continue
+            if not isinstance(use.node, cst.Name) or not self._only_read(use.node, seen, depth):
+                return False
+        return True
+
+    def _within(self, node: cst.CSTNode, ids: set[int]) -> bool:
+        while node is not None:
+            if id(node) in ids:
+                return True
+            node = self.parents.get(node)
+        return False
+
+    def _assigned_to(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The statement `node` is an assignment target of, or None."""
+        parent = self.parents.get(node)
+        while isinstance(parent, (cst.Element, cst.Tuple, cst.List, cst.StarredElement)):
+            parent = self.parents.get(parent)
+        if isinstance(parent, cst.AssignTarget) or (isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and
+                                                    parent.target is node):
+            return parent
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
+            return parent
+        return None
+
+    @staticmethod
+    def _unpacked_to(assign: cst.Assign, value: cst.Tuple, element: cst.Element) -> cst.Name | None:
+        """`a, b = x[:n], x[n:]`: the name an element of the value tuple is bound to."""
+        if assign.value is not value or len(assign.targets) != 1:
+            return None
+        target = assign.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+            return None
+        index = next(i for i, e in enumerate(value.elements) if e is element)
+        bound = target.elements[index]
+        return bound.value if isinstance(bound, cst.Element) and isinstance(bound.value, cst.Name) else None
+
+    # -- already_contiguous --------------------------------------------------------------------------------------
+
+    def _already_contiguous(self, node, replacement) -> bool:
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)):
+            return False
+        receiver = node.func.value
+        scope = self.scopes.get(receiver)
+        if not isinstance(scope, FunctionScope) or receiver.value not in scope.assignments:
+            return False
+        function = scope.node
+        dominated = False
+        for assignment in scope.assignments[receiver.value]:
+            made = assignment.node
+            if assignment.scope is not scope:
+                return False
+            if isinstance(made, cst.Param):
+                if not self._decorated_contiguous(function):
+                    continue  # a parameter: fine only if a contiguous rebinding comes first (below)
+                dominated = True
+                continue
+            statement = self.parents.get(made)
+            if not (isinstance(statement, cst.AssignTarget) and _makes_contiguous(self.parents.get(statement).value)):
+                return False
+            dominated = dominated or self._comes_before(self.parents.get(statement), node)
+        if not dominated:
+            return False
+        for use in _uses(scope, receiver.value):
+            holder = self.parents.get(use.node)
+            if isinstance(holder, cst.Attribute) and holder.value is use.node and (
+                    holder.attr.value in LAYOUT_CHANGING or self._assigned_to(holder) is not None):
+                return False
+        return True
+
+    def _decorated_contiguous(self, function: cst.FunctionDef) -> bool:
+        for decorator in function.decorators:
+            expr = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            dotted = _dotted(expr)
+            if dotted and (dotted in self.contiguous_decorators or dotted.rsplit(".", 1)[-1]
+                           in self.contiguous_decorators):
+                return True
+        return False
+
+    def _comes_before(self, assign: cst.Assign, node: cst.CSTNode) -> bool:
+        """Does the statement of `assign` always run before `node`, in the same block of the same function?"""
+        line = self.parents.get(assign)  # the SimpleStatementLine
+        block = self.parents.get(line)
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            return False
+        statement = node
+        while statement is not None and self.parents.get(statement) is not block:
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+            statement = self.parents.get(statement)
+        if statement is None:
+            return False
+        body = list(block.body)
+        return body.index(line) < body.index(statement)
+
+    # -- unread_launch_keyword -----------------------------------------------------------------------------------
+
+    def _unread_launch_keyword(self, node, replacement) -> bool:
+        if _is_launch(node):
+            return self._launch_change_unread(node, replacement)
+        child, parent = node, self.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+            if isinstance(parent, cst.Arg) and parent.keyword is not None and _is_launch(self.parents.get(parent)):
+                if parent.value is not child:
+                    return False  # the keyword itself
+                if any(isinstance(n, cst.Call) for n in _walk(parent.value)):
+                    return False  # evaluating the mutated value could fail
+                return self._unread(self.parents.get(parent), parent.keyword.value) is not None
+            child, parent = parent, self.parents.get(parent)
+        return False
+
+    def _launch_change_unread(self, launch: cst.Call, replacement) -> bool:
+        if not isinstance(replacement, cst.Call) or not replacement.func.deep_equals(launch.func):
+            return False
+        old, new = list(launch.args), list(replacement.args)
+        if len(old) == len(new):
+            changed = [i for i, (a, b) in enumerate(zip(old, new)) if not a.deep_equals(b)]
+            if len(changed) != 1:
+                return False
+            arg, moved = old[changed[0]], new[changed[0]]
+            if arg.keyword is None or moved.keyword is None or moved.keyword.value != arg.keyword.value:
+                return False
+            return self._unread(launch, arg.keyword.value) is not None
+        if len(old) == len(new) + 1:
+            dropped = next((i for i in range(len(new)) if not old[i].deep_equals(new[i])), len(new))
+            if not all(a.deep_equals(b) for a, b in zip(old[dropped + 1:], new[dropped:])):
+                return False
+            arg = old[dropped]
+            if arg.keyword is None:
+                return False
+            param = self._unread(launch, arg.keyword.value)
+            return param is not None and param.default is not None  # dropped: the default must stand in
+        return False
+
+    def _unread(self, launch: cst.Call, keyword: str) -> cst.Param | None:
+        """The launched kernel's parameter `keyword` when the kernel is defined in this file and never reads it."""
+        kernel = self._kernel(launch.func.value)
+        if kernel is None:
+            return None
+        params = kernel.params
+        param = next((p for p in (*params.params, *params.kwonly_params) if p.name.value == keyword), None)
+        if param is None:
+            return None
+        scope = self.scopes.get(kernel.body)
+        if not isinstance(scope, FunctionScope) or any(True for _ in _uses(scope, keyword)):
+            return None
+        return param
+
+    def _kernel(self, name: cst.BaseExpression) -> cst.FunctionDef | None:
+        if not isinstance(name, cst.Name):
+            return None
+        scope: Scope | None = self.scopes.get(name)
+        if scope is None:
+            return None
+        found = list(scope[name.value])  # the assignments of the name visible here
+        if len(found) != 1 or not isinstance(found[0].node, cst.FunctionDef) or not is_kernel(found[0].node):
+            return None
+        return found[0].node
+
+
+def _uses(scope: Scope, name: str):
+    """Every access of `name` that refers to the scope's own assignments of it, nested scopes included."""
+    uses = {id(a): a for a in scope.accesses[name]}
+    for assignment in scope.assignments[name]:
+        for access in assignment.references:
+            uses[id(access)] = access
+    return list(uses.values())
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _root_name(node: cst.CSTNode) -> cst.Name | None:
+    """The local a view is taken of: `full` in `full.narrow(...)[1:].t()`."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if _is_torch(node):
+                if not node.args:
+                    return None
+                node = node.args[0].value
+            elif node.func.attr.value in ALIAS_METHODS:
+                node = node.func.value
+            else:
+                return None
+        elif isinstance(node, cst.Attribute) and node.attr.value in ALIAS_ATTRIBUTES:
+            node = node.value
+        else:
+            return None
+
+
+def _is_torch(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) and \
+        call.func.value.value == "torch"
+
+
+def _callee_name(call: cst.Call) -> str | None:
+    """`cat` for `torch.cat(...)`, `F.softmax(...)` and `cat(...)`; None for a method of anything else."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and isinstance(func.value, (cst.Name, cst.Attribute)):
+        dotted = _dotted(func.value)
+        if dotted in ("torch", "F", "torch.nn.functional", "nn.functional"):
+            return func.attr.value
+    return None
+
+
+def _dotted(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        head = _dotted(expr.value)
+        return f"{head}.{expr.attr.value}" if head else None
+    return None
+
+
+def _makes_contiguous(value: cst.BaseExpression) -> bool:
+    """`x.contiguous()` or a fresh `torch.empty(...)`-like allocation."""
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return False
+    if value.func.attr.value == "contiguous" and not value.args:
+        return True
+    return _is_torch(value) and value.func.attr.value in CONTIGUOUS_MAKERS
+
+
+def _is_launch(node: cst.CSTNode | None) -> bool:
+    """`kernel[grid](...)` with `kernel` a plain name."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) and isinstance(node.func.value, cst.Name)

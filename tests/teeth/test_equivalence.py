@@ -1,0 +1,170 @@
+"""Equivalent-mutant rules and the ways a user marks mutants not to run: each rule's examples of what it must
+suppress and what it must keep; config `equivalent` / `skip`; `# teeth: off` ... `# teeth: on` blocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from teeth.config import Target, skip_matches
+from conftest import results_of
+from teeth.discover import discover_file
+from teeth.equivalence import RULES, RULES_BY_NAME, rule_reason
+from teeth.operators import select_operators
+
+# The operators whose mutants each rule's examples are about (the launch rule judges any operator's).
+JUDGED = {"view_only_read": ["view_to_copy"], "already_contiguous": ["stride_assumption"],
+          "unread_launch_keyword": ["shape_dependent_split", "generic.number"]}
+
+
+def discovered(tmp_path: Path, source: str, operators: list[str], **settings):
+    path = tmp_path / "code.py"
+    path.write_text(source)
+    target = Target(name="t", root=tmp_path, files=[path], tests=["tests"],
+                    contiguous_decorators=["ensure_contiguous"], **settings)
+    return discover_file(target, path, select_operators(operators)).mutants
+
+
+def test_every_rule_has_examples_both_ways():
+    assert {r.name for r in RULES} == set(JUDGED)
+    for rule in RULES:
+        assert rule.suppresses and rule.keeps, rule.name
+
+
+@pytest.mark.parametrize(("rule", "source"), [(r.name, s) for r in RULES for s in r.suppresses])
+def test_rule_suppresses_its_examples(tmp_path, rule, source):
+    mutants = discovered(tmp_path, source, JUDGED[rule])
+    assert mutants, source
+    assert [m.skip for m in mutants] == [rule_reason(RULES_BY_NAME[rule])] * len(mutants), source
+
+
+@pytest.mark.parametrize(("rule", "source"), [(r.name, s) for r in RULES for s in r.keeps])
+def test_rule_keeps_its_counter_examples(tmp_path, rule, source):
+    mutants = discovered(tmp_path, source, JUDGED[rule])
+    assert mutants, source
+    assert [m.skip for m in mutants] == [None] * len(mutants), source
+
+
+def test_the_issues_splice_views_are_suppressed_but_the_splice_is_not(tmp_path):
+    source = ("def widen(full, edited, start, stop):\n    pre = full.narrow(0, 0, start)\n"
+              "    post = full.narrow(0, stop, full.shape[0] - stop)\n    return torch.cat([pre, edited, post], dim=0)\n")
+    mutants = discovered(tmp_path, source, ["view_to_copy", "whole_batch", "wrong_slice_start"])
+    by_operator = {}
+    for m in mutants:
+        by_operator.setdefault(m.operator, set()).add(m.skip is not None)
+    assert by_operator["view_to_copy"] == {True}
+    assert by_operator["whole_batch"] == {False} and by_operator["wrong_slice_start"] == {False}
+
+
+LAUNCH = ("@triton.jit\ndef k(x_ptr, n, BLOCK_SIZE: tl.constexpr{default}):\n    tl.store(x_ptr, n)\n\n"
+          "def launch(x, n, block):\n    k[(n,)](x, n, BLOCK_SIZE=block)\n")
+
+
+def launch_mutants(tmp_path, default: str):
+    mutants = discovered(tmp_path, LAUNCH.format(default=default), ["generic.arg_removal"])
+    return {m.replacement: m.skip for m in mutants if m.line == 6}
+
+
+def test_an_unread_launch_keyword_may_be_none_or_dropped_when_defaulted(tmp_path):
+    skips = launch_mutants(tmp_path, " = 64")
+    reason = rule_reason(RULES_BY_NAME["unread_launch_keyword"])
+    assert skips["k[(n,)](x, n, BLOCK_SIZE=None)"] == reason
+    assert skips["k[(n,)](x, n, )"] == reason
+    assert skips["k[(n,)](None, n, BLOCK_SIZE=block)"] is None  # a read argument
+    assert skips["k[(n,)](n, BLOCK_SIZE=block)"] is None
+
+
+def test_dropping_an_unread_launch_keyword_without_a_default_is_kept(tmp_path):
+    skips = launch_mutants(tmp_path, "")
+    assert skips["k[(n,)](x, n, )"] is None  # the launch fails: a required argument is missing
+    assert skips["k[(n,)](x, n, BLOCK_SIZE=None)"] == rule_reason(RULES_BY_NAME["unread_launch_keyword"])
+
+
+def test_a_number_inside_a_call_in_an_unread_keyword_is_kept(tmp_path):
+    source = LAUNCH.format(default="").replace("BLOCK_SIZE=block", "BLOCK_SIZE=pick(n, 64)")
+    mutants = [m for m in discovered(tmp_path, source, ["generic.number"]) if m.line == 6]
+    assert mutants and all(m.skip is None for m in mutants)
+
+
+def test_contiguous_decorator_comes_from_the_config(tmp_path):
+    source = "@ensure_contiguous\ndef f(x):\n    return x.stride(0)\n"
+    path = tmp_path / "code.py"
+    path.write_text(source)
+    plain = Target(name="t", root=tmp_path, files=[path], tests=["tests"])
+    [mutant] = discover_file(plain, path, select_operators(["stride_assumption"])).mutants
+    assert mutant.skip is None
+
+
+# -- config: equivalent by id, skip patterns -------------------------------------------------------------------
+
+SOURCE = ("def take(t, n):\n    return t.narrow(0, 0, n)\n\n"
+          "class Box:\n    def rows(self, t, n):\n        return t[:n]\n")
+
+
+def test_config_equivalent_marks_one_mutant_by_id(tmp_path):
+    mutants = discovered(tmp_path, SOURCE, ["domain"])
+    chosen = mutants[0]
+    again = discovered(tmp_path, SOURCE, ["domain"], equivalent={chosen.id: "rows are never edited"})
+    skips = {m.id: m.skip for m in again}
+    assert skips.pop(chosen.id) == "equivalent: rows are never edited (config)"
+    assert set(skips.values()) == {None}
+
+
+@pytest.mark.parametrize(("pattern", "skipped"), [
+    ("view_to_copy", {("take", "view_to_copy"), ("Box.rows", "view_to_copy")}),
+    ("code.py::take", {("take", "view_to_copy"), ("take", "whole_batch"), ("take", "wrong_slice_start")}),
+    ("*.py::Box.*::whole_batch", {("Box.rows", "whole_batch")}),
+    ("other.py::*", set()),
+])
+def test_config_skip_patterns(tmp_path, pattern, skipped):
+    mutants = discovered(tmp_path, SOURCE, ["view_to_copy", "whole_batch", "wrong_slice_start"], skip=[pattern])
+    assert {(m.function, m.operator) for m in mutants if m.skip} == skipped
+    assert {m.skip for m in mutants if m.skip} <= {f"skip: {pattern} (config)"}
+
+
+def test_skip_pattern_parts_are_fnmatch_and_star_crosses_folders():
+    assert skip_matches("*/batching.py::*", "/site-packages/pkg/batching.py", "", "generic.number")
+    assert skip_matches("generic.*", "a.py", "f", "generic.number")
+    assert not skip_matches("generic.*", "a.py", "f", "view_to_copy")
+    assert not skip_matches("a.py::f", "a.py", "fg", "view_to_copy")
+
+
+# -- `# teeth: off` ... `# teeth: on` -------------------------------------------------------------------------------
+
+def test_a_teeth_off_block_skips_what_is_inside_with_its_reason(tmp_path):
+    source = ("def a(t, n):\n    return t[:n]\n"
+              "# teeth: off: vendored\ndef b(t, n):\n    return t[:n]\n# teeth: on\n"
+              "def c(t, n):\n    return t[:n]\n")
+    skips = {m.function: m.skip for m in discovered(tmp_path, source, ["view_to_copy"])}
+    assert skips == {"a": None, "b": "teeth: off (lines 3-6): vendored", "c": None}
+
+
+def test_a_teeth_off_never_switched_on_runs_to_the_end(tmp_path):
+    source = "def a(t, n):\n    return t[:n]\n\ndef b(t, n):  # teeth: off\n    return t[:n]\n"
+    skips = {m.function: m.skip for m in discovered(tmp_path, source, ["view_to_copy"])}
+    assert skips == {"a": None, "b": "teeth: off (lines 4-6)"}
+
+
+# -- end to end: recorded `skipped` with the reason, never dropped ------------------------------------------------
+
+def test_config_skips_are_recorded_skipped_with_their_reason(project, teeth):
+    root = project("weak_suite")
+    first = teeth("run", "--target", "rows", cwd=root)
+    assert first.returncode in (0, 1), first.stderr
+    before = {r["mutant"]: r for r in results_of(teeth, root)}
+    chosen = sorted(m for m, r in before.items() if r["function"] == "take_rows")[0]
+    config = root / "pyproject.toml"
+    config.write_text(config.read_text().replace('tests = ["tests"]\n', (
+        'tests = ["tests"]\nskip = ["rows.py::total"]\n\n[tool.teeth.targets.rows.equivalent]\n'
+        f'"{chosen}" = "no test can tell"\n"0123456789ab" = "a mutant that is gone"\n'), 1))
+    second = teeth("run", "--target", "rows", cwd=root)
+    assert second.returncode in (0, 1), second.stderr
+    assert "equivalent id(s) that match no mutant" in second.stderr and "0123456789ab" in second.stderr
+    after = {r["mutant"]: r for r in results_of(teeth, root)}
+    assert set(after) == set(before)  # nothing dropped
+    assert (after[chosen]["status"], after[chosen]["detail"]) == ("skipped", "equivalent: no test can tell (config)")
+    in_total = [r for r in after.values() if r["function"] == "total"]
+    assert in_total and {(r["status"], r["detail"]) for r in in_total} == {("skipped", "skip: rows.py::total (config)")}
+    others = [r for m, r in after.items() if m != chosen and r["function"] != "total"]
+    assert others and all(r["status"] != "skipped" for r in others)
