@@ -60,7 +60,8 @@ class Target:
         settings = {
             "files": [self.display_path(f) for f in self.files], "tests": self.tests, "pytest_args": self.pytest_args,
             "operators": self.operators, "ops": self.ops, "op_from": self.op_from,
-            "profiles": [[p.name, sorted(p.env.items()), list(p.pytest_args), p.requires] for p in self.profiles],
+            "profiles": [[p.name, sorted(p.env.items()), list(p.pytest_args), p.requires,
+                          *(["bounds_check"] if p.checks_bounds else [])] for p in self.profiles],
             "timeout": [self.timeout_floor, self.timeout_factor],
             "profile_files": {k: sorted(self.display_path(f) for f in v) for k, v in self.profile_files.items()},
         }

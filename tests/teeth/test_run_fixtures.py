@@ -45,12 +45,31 @@ def test_mutant_that_hangs_is_a_timeout_and_the_run_goes_on(project, teeth):
     assert "generic.swap_op:killed" in statuses
 
 
-def test_mutant_that_segfaults_is_an_error_with_its_signal(project, teeth):
+def test_mutant_whose_tests_crash_the_process_is_killed_by_check_crash_with_its_signal(project, teeth):
     root = project("segfault_when_mutated")
     done = teeth("run", "--target", "guard", cwd=root)
     assert done.returncode == 0, done.stderr
     (row,) = results_of(teeth, root)
-    assert row["status"] == "error" and "SIGSEGV" in row["detail"]
+    assert (row["status"], row["check"]) == ("killed", "crash")
+    assert "signal 11" in row["detail"] and "SIGSEGV" in row["detail"]
+    assert "kill rate" in done.stdout and "100.0% (1/1)" in done.stdout  # counted, not an uncounted error
+
+
+def test_an_interpreter_profile_bounds_checks_every_launch_and_runs_third_party_kernels_unpatched(project, teeth):
+    """The kernel uses a float argument's .to() and libdevice.tanh; widening a mask by one reads or writes past
+    the tensor, which the values never show: the bounds check kills it, and without the check a read survives."""
+    root = project("kernel_reads_past_its_tensor_when_mutated")
+    done = teeth("run", "--target", "softclip", cwd=root)
+    assert done.returncode == 0, done.stderr
+    rows = results_of(teeth, root)
+    assert len(rows) == 2 and {(r["status"], r["check"]) for r in rows} == {("killed", "bounds")}
+    assert {"OutOfBounds('masked_load", "OutOfBounds('masked_store"} == {
+        r["detail"].split(" outside")[0].split(": ", 1)[1] for r in rows}
+    done = teeth("run", "--target", "softclip_unchecked", cwd=root)
+    assert done.returncode == 0, done.stderr
+    unchecked = {r["line"]: r for r in results_of(teeth, root) if r["target"] == "softclip_unchecked"}
+    assert unchecked[12]["status"] == "survived"  # the widened load's extra lane is never stored
+    assert "bounds" not in {r["check"] for r in unchecked.values()}  # the widened store may corrupt the heap
 
 
 def test_mutant_that_breaks_the_import_is_an_error(project, teeth):

@@ -20,6 +20,8 @@ import numpy as np
 class OutOfBounds(IndexError):
     """An unmasked access outside every tensor of the kernel launch."""
 
+    teeth_check = "bounds"  # the check a mutant killed by it is recorded under
+
 
 _ranges: list[tuple[int, int]] = []
 
