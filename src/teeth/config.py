@@ -38,6 +38,7 @@ class Target:
     op_from: str = "function"  # "function": the qualified name; "file": the module's name (an op adapter)
     baseline_timeout: float = 1800.0  # seconds the unmutated suite may take
     sandbox: bool = True  # confine the tests' writes to their scratch area (Landlock, where the kernel has it)
+    import_roots: dict[Path, Path] = field(default_factory=dict)  # a `modules` file -> the folder it imports from
 
     def exercises(self, profile: str, path: str | Path) -> bool:
         """Does `profile` run the code in `path`? Every file, unless profile_files says otherwise."""
@@ -68,10 +69,20 @@ class Target:
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
     def display_path(self, file: Path) -> str:
+        """The file as every output shows it: an installed module's from its import root
+        (`pkg/intervention/batching.py`), any other from the target's root; absolute when neither holds it."""
+        file = Path(file)
         try:
-            return file.relative_to(self.root).as_posix()
+            return file.relative_to(self.import_roots.get(file, self.root)).as_posix()
         except ValueError:
             return file.as_posix()
+
+    def source_path(self, shown: str) -> Path:
+        """The absolute path of a file as display_path shows it."""
+        for file in self.files:
+            if self.display_path(file) == shown:
+                return file
+        return (self.root / shown).resolve()
 
 
 @dataclass
@@ -140,6 +151,8 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
                           f"known: {', '.join(sorted(TARGET_KEYS))}")
     root = (base / table.get("root", ".")).resolve()
     files = _files(name, root, table.get("files", []), table.get("modules", []))
+    globbed = set(_files(name, root, table["files"], [])) if table.get("files") else set()
+    import_roots = {f: r for f, r in _import_roots(table.get("modules", [])).items() if f not in globbed}
     tests = [str(t) for t in table.get("tests", [])]
     if not tests:
         raise ConfigError(f"target {name!r}: no tests given (tests = [\"tests/...\"])")
@@ -165,6 +178,7 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         op_from=_choice(name, "op_from", table.get("op_from", "function"), ("function", "file")),
         baseline_timeout=float(table.get("baseline_timeout", 1800.0)),
         sandbox=bool(table.get("sandbox", True)),
+        import_roots=import_roots,
     )
 
 
@@ -172,6 +186,18 @@ def _choice(name: str, key: str, value, allowed: tuple[str, ...]):
     if value not in allowed:
         raise ConfigError(f"target {name!r}: {key} must be one of {', '.join(allowed)}, not {value!r}")
     return value
+
+
+def _import_roots(modules: list[str]) -> dict[Path, Path]:
+    """Each module's file -> the folder its top-level package is imported from (a sys.path entry, site-packages):
+    `pkg.intervention.batching` at .../site-packages/pkg/intervention/batching.py -> .../site-packages."""
+    roots = {}
+    for module in modules:
+        spec = importlib.util.find_spec(module)  # _files has checked it resolves to a .py source
+        origin = Path(spec.origin).resolve()
+        depth = len(module.split(".")) - (origin.name != "__init__.py")
+        roots[origin] = origin.parents[depth]
+    return roots
 
 
 def _files(name: str, root: Path, patterns: list[str], modules: list[str]) -> list[Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -122,7 +123,7 @@ def test_an_installed_module_is_mutated_in_memory_and_never_written(project, tmp
     root = project("installed_module")
     site = root / "site-packages"
     before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in site.rglob("*") if p.is_file()}
-    env = {**os.environ, "PYTHONPATH": str(site)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
     db = str(tmp_path / "teeth.db")
     done = subprocess.run([sys.executable, "-m", "teeth.cli", "run", "--target", "installed", "--db", db],
                           cwd=root / "project", env=env, capture_output=True, text=True, timeout=120)
@@ -130,7 +131,34 @@ def test_an_installed_module_is_mutated_in_memory_and_never_written(project, tmp
     listed = subprocess.run([sys.executable, "-m", "teeth.cli", "results", "--format", "json", "--db", db],
                             cwd=root / "project", env=env, capture_output=True, text=True, timeout=60)
     rows = json.loads(listed.stdout)
-    assert rows and all(r["file"].endswith("site-packages/rowspkg/rows.py") for r in rows)
+    assert rows and {r["file"] for r in rows} == {"rowspkg/rows.py"}  # from its import root, not site-packages
     assert {r["status"] for r in rows} == {"killed"}
     after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in site.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_an_installed_module_is_shown_from_its_import_root_in_every_output(project, tmp_path):
+    root = project("installed_module")
+    site = root / "site-packages"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    db = str(tmp_path / "teeth.db")
+
+    def teeth(*args):
+        done = subprocess.run([sys.executable, "-m", "teeth.cli", *args, "--db", db], cwd=root / "project", env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    outputs = {"run": teeth("run", "--target", "installed"),
+               "lines": teeth("results", "--format", "lines", "--status", "killed"),
+               "table": teeth("results", "--status", "killed"),
+               "show": teeth("show", json.loads(teeth("results", "--format", "json"))[0]["mutant"])}
+    teeth("report", "--html", str(tmp_path / "html"))
+    outputs["html"] = "".join(p.read_text() for p in (tmp_path / "html").rglob("*.html"))
+    assert outputs["lines"].startswith("rowspkg/rows.py:5:")
+    assert "a/rowspkg/rows.py" in outputs["show"] and "could not be read" not in outputs["html"]
+    for name, text in outputs.items():
+        assert "site-packages" not in text, name
+    with sqlite3.connect(db) as connection:  # the absolute path stays in the database
+        paths = {row[0] for row in connection.execute("select path from mutants")}
+    assert paths == {str((site / "rowspkg" / "rows.py").resolve())}
