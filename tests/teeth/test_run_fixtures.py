@@ -101,6 +101,27 @@ def test_show_prints_the_diff_and_outcomes(project, teeth):
     assert "survived" in done.stdout
 
 
+def test_show_says_what_a_surviving_domain_mutants_bug_class_means_and_the_test_that_kills_it(project, teeth):
+    from teeth.operators import select_operators
+
+    root = project("weak_suite")
+    teeth("run", "--target", "rows", cwd=root)
+    rows = results_of(teeth, root)
+    survivor = next(r for r in rows if r["status"] == "survived" and r["operator"] == "wrong_slice_start")
+    (operator,) = select_operators(["wrong_slice_start"])
+    shown = json.loads(teeth("show", survivor["mutant"], "--format", "json", cwd=root).stdout)
+    assert shown["bug_class"] == {
+        "operator": "wrong_slice_start", "change": f"{shown['original']} -> {shown['replacement']}",
+        "summary": operator.summary, "means": operator.bug, "killing_test": operator.killing_test,
+        "kills": list(operator.kills)}
+    assert shown["tests"]  # the tests that executed the line, as before
+    text = teeth("show", survivor["mutant"], cwd=root).stdout
+    assert "bug class wrong_slice_start on this line:" in text
+    assert "a test that kills it:" in text and "what it means:" in text
+    killed = next(r for r in rows if r["status"] == "killed")
+    assert json.loads(teeth("show", killed["mutant"], "--format", "json", cwd=root).stdout)["bug_class"] is None
+
+
 def test_op_and_operator_filters_limit_the_run(project, teeth):
     root = project("weak_suite")
     done = teeth("run", "--target", "rows", "--op", "total", "--operator", "generic.swap_op", cwd=root)
