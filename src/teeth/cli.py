@@ -17,7 +17,7 @@ from rich.text import Text
 
 from teeth.config import load_config
 from teeth.errors import EXIT_INTERRUPTED, TeethError
-from teeth.operators import all_operators, select_operators
+from teeth.operators import all_operators, bug_class, select_operators
 from teeth.report.progress import RichProgress
 from teeth.shards import Shard
 from teeth.store import STATUSES, Store, db_path
@@ -352,8 +352,11 @@ def show(mutant_id, db, fmt):
         raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
     outcomes = store.outcomes_of(mutant["id"])
     executing = store.tests_executing(mutant["target"], mutant["file"], range(mutant["line"], mutant["end_line"] + 1))
+    surviving = any(o["status"] in ("survived", "no_coverage") for o in outcomes)
+    explained = bug_class(mutant["operator"], mutant["original"], mutant["replacement"]) if surviving else None
     if fmt == "json":
-        click.echo(json.dumps({**mutant, "outcomes": outcomes, "tests": executing}, indent=2))
+        mutant.pop("path", None)  # outputs show the file as `file` does; the absolute path stays in the database
+        click.echo(json.dumps({**mutant, "outcomes": outcomes, "tests": executing, "bug_class": explained}, indent=2))
         return
     console.print(Text.assemble((mutant["id"], "bold"), f" {mutant['file']}:{mutant['line']} {mutant['function']} "
                                 f"op={mutant['op']} operator={mutant['operator']}"))
@@ -364,6 +367,12 @@ def show(mutant_id, db, fmt):
         by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
         detail = f" - {o['detail']}" if o["detail"] else ""
         console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{by}{detail}"))
+    if explained:
+        console.print(Text.assemble(("bug class ", "bold"), f"{explained['operator']} on this line: "
+                                    f"{explained['change']} ({explained['summary']})"))
+        console.print(Text(f"  what it means: {explained['means']}"))
+        console.print(Text(f"  a test that kills it: {explained['killing_test']} "
+                           f"(killed by checks: {', '.join(explained['kills'])})"))
     for profile, found in executing.items():
         module = " (module-level code runs at import: every test runs it)" if not mutant["function"] else ""
         console.print(Text(f"tests that executed its lines [{profile}, run {found['run_id']}]: "

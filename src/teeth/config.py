@@ -55,6 +55,7 @@ class Target:
     def suppression(self) -> str:
         """The settings that decide which mutants are skipped, as text (for cache keys and the digest)."""
         return json.dumps([self.equivalent, self.skip, self.contiguous_decorators], sort_keys=True)
+    import_roots: dict[Path, Path] = field(default_factory=dict)  # a `modules` file -> the folder it imports from
 
     def exercises(self, profile: str, path: str | Path) -> bool:
         """Does `profile` run the code in `path`? Every file, unless profile_files says otherwise."""
@@ -77,17 +78,28 @@ class Target:
         settings = {
             "files": [self.display_path(f) for f in self.files], "tests": self.tests, "pytest_args": self.pytest_args,
             "operators": self.operators, "ops": self.ops, "op_from": self.op_from,
-            "profiles": [[p.name, sorted(p.env.items()), list(p.pytest_args), p.requires] for p in self.profiles],
+            "profiles": [[p.name, sorted(p.env.items()), list(p.pytest_args), p.requires,
+                          *(["bounds_check"] if p.checks_bounds else [])] for p in self.profiles],
             "timeout": [self.timeout_floor, self.timeout_factor], "suppression": self.suppression(),
             "profile_files": {k: sorted(self.display_path(f) for f in v) for k, v in self.profile_files.items()},
         }
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
     def display_path(self, file: Path) -> str:
+        """The file as every output shows it: an installed module's from its import root
+        (`pkg/intervention/batching.py`), any other from the target's root; absolute when neither holds it."""
+        file = Path(file)
         try:
-            return file.relative_to(self.root).as_posix()
+            return file.relative_to(self.import_roots.get(file, self.root)).as_posix()
         except ValueError:
             return file.as_posix()
+
+    def source_path(self, shown: str) -> Path:
+        """The absolute path of a file as display_path shows it."""
+        for file in self.files:
+            if self.display_path(file) == shown:
+                return file
+        return (self.root / shown).resolve()
 
 
 @dataclass
@@ -156,6 +168,8 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
                           f"known: {', '.join(sorted(TARGET_KEYS))}")
     root = (base / table.get("root", ".")).resolve()
     files = _files(name, root, table.get("files", []), table.get("modules", []))
+    globbed = set(_files(name, root, table["files"], [])) if table.get("files") else set()
+    import_roots = {f: r for f, r in _import_roots(table.get("modules", [])).items() if f not in globbed}
     tests = [str(t) for t in table.get("tests", [])]
     if not tests:
         raise ConfigError(f"target {name!r}: no tests given (tests = [\"tests/...\"])")
@@ -184,6 +198,7 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         equivalent=dict(table.get("equivalent", {})),
         skip=list(table.get("skip", [])),
         contiguous_decorators=list(table.get("contiguous_decorators", [])),
+        import_roots=import_roots,
     )
 
 
@@ -201,6 +216,18 @@ def _choice(name: str, key: str, value, allowed: tuple[str, ...]):
     if value not in allowed:
         raise ConfigError(f"target {name!r}: {key} must be one of {', '.join(allowed)}, not {value!r}")
     return value
+
+
+def _import_roots(modules: list[str]) -> dict[Path, Path]:
+    """Each module's file -> the folder its top-level package is imported from (a sys.path entry, site-packages):
+    `pkg.intervention.batching` at .../site-packages/pkg/intervention/batching.py -> .../site-packages."""
+    roots = {}
+    for module in modules:
+        spec = importlib.util.find_spec(module)  # _files has checked it resolves to a .py source
+        origin = Path(spec.origin).resolve()
+        depth = len(module.split(".")) - (origin.name != "__init__.py")
+        roots[origin] = origin.parents[depth]
+    return roots
 
 
 def _files(name: str, root: Path, patterns: list[str], modules: list[str]) -> list[Path]:

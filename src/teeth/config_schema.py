@@ -76,6 +76,7 @@ class ProfileTable(_Table):
     pytest_args: list[str] | None = None
     requires: Literal["cuda"] | None = None
     execution: Literal["warm", "cold"] | None = None
+    bounds_check: bool | None = None
 
 
 class TeethTable(_Table):

@@ -84,7 +84,8 @@ class OutcomeCache:
         return self._versions
 
     def profile_key(self, profile: Profile) -> str:
-        return _sha(profile.name, json.dumps(sorted(profile.env.items())), *profile.pytest_args, "|",
+        checked = ["bounds_check"] if profile.checks_bounds else []  # a survivor without it may die with it
+        return _sha(profile.name, json.dumps(sorted(profile.env.items())), *profile.pytest_args, *checked, "|",
                     *self.target.pytest_args, "|", *self.target.tests, "|", *self.versions())
 
     def all_tests_key(self) -> str:

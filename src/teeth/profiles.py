@@ -8,6 +8,8 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
+from teeth.errors import ConfigError
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -19,6 +21,19 @@ class Profile:
     # never runs a test (so never initialises CUDA): the baseline and each mutant run in a forked child that
     # initialises what it needs itself. Profiles that need CUDA are cold.
     execution: str = "warm"
+    # Every tl.load/tl.store/atomic of a launch checked against the launch's tensors (teeth.invariance.bounds), so
+    # an access past a tensor fails the test with check `bounds`. None: on exactly when the profile interprets
+    # triton kernels (TRITON_INTERPRET=1).
+    bounds_check: bool | None = None
+
+    @property
+    def interpreted(self) -> bool:
+        """Triton kernels run in the CPU interpreter: the worker closes its gaps (teeth.workers.interpreter)."""
+        return self.env.get("TRITON_INTERPRET") == "1"
+
+    @property
+    def checks_bounds(self) -> bool:
+        return self.interpreted if self.bounds_check is None else self.bounds_check
 
     def unavailable_reason(self) -> str | None:
         """Why this profile cannot run on this machine, or None when it can."""
@@ -53,10 +68,15 @@ BUILTIN_PROFILES: dict[str, Profile] = {
 def profile_from_table(name: str, table: dict) -> Profile:
     """A profile from a `[tool.teeth.profiles.NAME]` table, over the built-in of that name."""
     base = BUILTIN_PROFILES.get(name, Profile(name))
-    return Profile(
+    profile = Profile(
         name=name,
         env={**base.env, **{str(k): str(v) for k, v in table.get("env", {}).items()}},
         pytest_args=tuple(table.get("pytest_args", base.pytest_args)),
         requires=table.get("requires", base.requires),
         execution=table.get("execution", "cold" if table.get("requires") == "cuda" else base.execution),
+        bounds_check=table.get("bounds_check", base.bounds_check),
     )
+    if profile.bounds_check and not profile.interpreted:
+        raise ConfigError(f"profile {name!r}: bounds_check = true needs the triton interpreter "
+                          f"(env = {{ TRITON_INTERPRET = \"1\" }}); a GPU run is checked by compute-sanitizer")
+    return profile

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import tokenize
 from pathlib import Path
 
@@ -15,6 +16,19 @@ def read_source(path: str | Path) -> str:
             return handle.read()
     except (SyntaxError, UnicodeDecodeError) as exc:  # tokenize: an unknown coding or bytes it cannot decode
         raise ConfigError(f"{path}: cannot read as Python source: {exc}") from None
+
+
+def located(root: Path, file: str) -> Path:
+    """Where a file as the outputs show it lives now: under `root`; else, for an installed module (shown from its
+    import root, `pkg/intervention/batching.py`), in the first folder of sys.path that has it."""
+    path = Path(root) / file
+    if path.exists() or Path(file).is_absolute():
+        return path
+    for entry in sys.path:
+        candidate = Path(entry or ".") / file
+        if candidate.is_file():
+            return candidate
+    return path
 
 
 def span(source: str, line: int, original: str) -> tuple[tuple[int, int], tuple[int, int]]:

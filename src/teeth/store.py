@@ -15,7 +15,7 @@ from teeth.errors import TeethError
 from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
                                  retry_while_locked)
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 DEFAULT_DB = "db/teeth.db"
 STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
 
@@ -113,6 +113,10 @@ class Store:
             if "lines" not in self.db["tests"].columns_dict:
                 self.db["tests"].add_column("lines", str)
             self.db.execute("PRAGMA user_version = 5")
+        if version < 6:  # `file` is as shown (an installed module's from its import root); `path`: the absolute path
+            if "path" not in self.db["mutants"].columns_dict:
+                self.db["mutants"].add_column("path", str)
+            self.db.execute("PRAGMA user_version = 6")
 
     # -- writes ---------------------------------------------------------------
     def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
@@ -135,7 +139,7 @@ class Store:
         self.db["mutants"].upsert_all(({
             "id": m.id, "target": m.target, "file": m.file, "line": m.line, "end_line": m.end_line,
             "function": m.function, "op": m.op, "operator": m.operator, "original": m.original,
-            "replacement": m.replacement, "diff": m.diff, "skip": m.skip,
+            "replacement": m.replacement, "diff": m.diff, "skip": m.skip, "path": getattr(m, "path", None),
         } for m in mutants), pk="id")
 
     def record_outcomes(self, run_id: int, rows: list[dict]) -> None:

@@ -78,7 +78,7 @@ def require_committed(path: Path) -> None:
 
 def find_mutant(target: Target, file: str, mutant_id: str) -> Mutant:
     """The mutant with this id in `file` of the target as the file is now (discovered again, through the cache)."""
-    path = (target.root / file).resolve()
+    path = target.source_path(file)
     if not path.is_file():
         raise TreeRefused(f"{path} no longer exists")
     cache = DiscoveryCache()
@@ -125,7 +125,7 @@ def _ending(line: str) -> str:
 
 def apply(db: Path, target: Target, file: str, mutant_id: str) -> Path:
     """Write the mutant into its file; return the file's path."""
-    path = (target.root / file).resolve()
+    path = target.source_path(file)
     require_committed(path)
     record_path = applied_folder(db) / f"{mutant_id}.json"
     if record_path.exists():

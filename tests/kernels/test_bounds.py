@@ -40,3 +40,13 @@ def test_the_interpreter_is_restored_after_the_check():
     with bounds_checked():
         pass
     assert (interpreter.GridExecutor._init_args_hst, interpreter.InterpreterBuilder.create_masked_load) == before
+
+
+def test_a_nested_check_checks_once_and_the_outer_one_still_restores():
+    before = interpreter.InterpreterBuilder.create_masked_load
+    with bounds_checked():
+        patched = interpreter.InterpreterBuilder.create_masked_load
+        with bounds_checked():
+            assert interpreter.InterpreterBuilder.create_masked_load is patched
+        assert interpreter.InterpreterBuilder.create_masked_load is patched
+    assert interpreter.InterpreterBuilder.create_masked_load is before

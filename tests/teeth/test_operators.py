@@ -59,7 +59,9 @@ def test_operator_makes_exactly_its_documented_mutants(operator):
 @pytest.mark.parametrize("operator", [o for o in OPERATORS if o.domain], ids=lambda o: o.name)
 def test_domain_operator_documents_its_bug_and_the_check_that_kills_it(operator):
     assert len(operator.bug.split()) > 20
-    assert set(operator.kills) <= {"accuracy", "batch_invariance", "chunk_invariance", "determinism", "behaviour"}
+    assert len(operator.killing_test.split()) > 15  # teeth show: the shape of a test that kills a survivor
+    assert set(operator.kills) <= {"accuracy", "batch_invariance", "chunk_invariance", "determinism", "behaviour",
+                                   "bounds"}
 
 
 def test_operator_names_are_unique():

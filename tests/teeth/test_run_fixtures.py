@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -45,12 +46,31 @@ def test_mutant_that_hangs_is_a_timeout_and_the_run_goes_on(project, teeth):
     assert "generic.swap_op:killed" in statuses
 
 
-def test_mutant_that_segfaults_is_an_error_with_its_signal(project, teeth):
+def test_mutant_whose_tests_crash_the_process_is_killed_by_check_crash_with_its_signal(project, teeth):
     root = project("segfault_when_mutated")
     done = teeth("run", "--target", "guard", cwd=root)
     assert done.returncode == 0, done.stderr
     (row,) = results_of(teeth, root)
-    assert row["status"] == "error" and "SIGSEGV" in row["detail"]
+    assert (row["status"], row["check"]) == ("killed", "crash")
+    assert "signal 11" in row["detail"] and "SIGSEGV" in row["detail"]
+    assert "kill rate" in done.stdout and "100.0% (1/1)" in done.stdout  # counted, not an uncounted error
+
+
+def test_an_interpreter_profile_bounds_checks_every_launch_and_runs_third_party_kernels_unpatched(project, teeth):
+    """The kernel uses a float argument's .to() and libdevice.tanh; widening a mask by one reads or writes past
+    the tensor, which the values never show: the bounds check kills it, and without the check a read survives."""
+    root = project("kernel_reads_past_its_tensor_when_mutated")
+    done = teeth("run", "--target", "softclip", cwd=root)
+    assert done.returncode == 0, done.stderr
+    rows = results_of(teeth, root)
+    assert len(rows) == 2 and {(r["status"], r["check"]) for r in rows} == {("killed", "bounds")}
+    assert {"OutOfBounds('masked_load", "OutOfBounds('masked_store"} == {
+        r["detail"].split(" outside")[0].split(": ", 1)[1] for r in rows}
+    done = teeth("run", "--target", "softclip_unchecked", cwd=root)
+    assert done.returncode == 0, done.stderr
+    unchecked = {r["line"]: r for r in results_of(teeth, root) if r["target"] == "softclip_unchecked"}
+    assert unchecked[12]["status"] == "survived"  # the widened load's extra lane is never stored
+    assert "bounds" not in {r["check"] for r in unchecked.values()}  # the widened store may corrupt the heap
 
 
 def test_mutant_that_breaks_the_import_is_an_error(project, teeth):
@@ -81,6 +101,27 @@ def test_show_prints_the_diff_and_outcomes(project, teeth):
     assert "survived" in done.stdout
 
 
+def test_show_says_what_a_surviving_domain_mutants_bug_class_means_and_the_test_that_kills_it(project, teeth):
+    from teeth.operators import select_operators
+
+    root = project("weak_suite")
+    teeth("run", "--target", "rows", cwd=root)
+    rows = results_of(teeth, root)
+    survivor = next(r for r in rows if r["status"] == "survived" and r["operator"] == "wrong_slice_start")
+    (operator,) = select_operators(["wrong_slice_start"])
+    shown = json.loads(teeth("show", survivor["mutant"], "--format", "json", cwd=root).stdout)
+    assert shown["bug_class"] == {
+        "operator": "wrong_slice_start", "change": f"{shown['original']} -> {shown['replacement']}",
+        "summary": operator.summary, "means": operator.bug, "killing_test": operator.killing_test,
+        "kills": list(operator.kills)}
+    assert shown["tests"]  # the tests that executed the line, as before
+    text = teeth("show", survivor["mutant"], cwd=root).stdout
+    assert "bug class wrong_slice_start on this line:" in text
+    assert "a test that kills it:" in text and "what it means:" in text
+    killed = next(r for r in rows if r["status"] == "killed")
+    assert json.loads(teeth("show", killed["mutant"], "--format", "json", cwd=root).stdout)["bug_class"] is None
+
+
 def test_op_and_operator_filters_limit_the_run(project, teeth):
     root = project("weak_suite")
     done = teeth("run", "--target", "rows", "--op", "total", "--operator", "generic.swap_op", cwd=root)
@@ -103,7 +144,7 @@ def test_an_installed_module_is_mutated_in_memory_and_never_written(project, tmp
     root = project("installed_module")
     site = root / "site-packages"
     before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in site.rglob("*") if p.is_file()}
-    env = {**os.environ, "PYTHONPATH": str(site)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
     db = str(tmp_path / "teeth.db")
     done = subprocess.run([sys.executable, "-m", "teeth.cli", "run", "--target", "installed", "--db", db],
                           cwd=root / "project", env=env, capture_output=True, text=True, timeout=120)
@@ -111,7 +152,34 @@ def test_an_installed_module_is_mutated_in_memory_and_never_written(project, tmp
     listed = subprocess.run([sys.executable, "-m", "teeth.cli", "results", "--format", "json", "--db", db],
                             cwd=root / "project", env=env, capture_output=True, text=True, timeout=60)
     rows = json.loads(listed.stdout)
-    assert rows and all(r["file"].endswith("site-packages/rowspkg/rows.py") for r in rows)
+    assert rows and {r["file"] for r in rows} == {"rowspkg/rows.py"}  # from its import root, not site-packages
     assert {r["status"] for r in rows} == {"killed"}
     after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in site.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_an_installed_module_is_shown_from_its_import_root_in_every_output(project, tmp_path):
+    root = project("installed_module")
+    site = root / "site-packages"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    db = str(tmp_path / "teeth.db")
+
+    def teeth(*args):
+        done = subprocess.run([sys.executable, "-m", "teeth.cli", *args, "--db", db], cwd=root / "project", env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    outputs = {"run": teeth("run", "--target", "installed"),
+               "lines": teeth("results", "--format", "lines", "--status", "killed"),
+               "table": teeth("results", "--status", "killed"),
+               "show": teeth("show", json.loads(teeth("results", "--format", "json"))[0]["mutant"])}
+    teeth("report", "--html", str(tmp_path / "html"))
+    outputs["html"] = "".join(p.read_text() for p in (tmp_path / "html").rglob("*.html"))
+    assert outputs["lines"].startswith("rowspkg/rows.py:5:")
+    assert "a/rowspkg/rows.py" in outputs["show"] and "could not be read" not in outputs["html"]
+    for name, text in outputs.items():
+        assert "site-packages" not in text, name
+    with sqlite3.connect(db) as connection:  # the absolute path stays in the database
+        paths = {row[0] for row in connection.execute("select path from mutants")}
+    assert paths == {str((site / "rowspkg" / "rows.py").resolve())}

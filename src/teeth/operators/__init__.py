@@ -50,4 +50,15 @@ def select_operators(names: list[str] | None) -> list[Operator]:
     return list({op.name: op for op in chosen}.values())
 
 
-__all__ = ["Example", "Operator", "all_operators", "select_operators", "DOMAIN_OPERATORS"]
+def bug_class(operator: str, original: str, replacement: str) -> dict | None:
+    """What a domain mutant's bug class means on its line and the shape of a test that kills it, in the
+    operator's own words; None for a generic operator (or one this teeth does not know)."""
+    found = next((op for op in DOMAIN_OPERATORS if op.name == operator), None)
+    if found is None:
+        return None
+    change = " ".join(f"{original} -> {replacement}".split())
+    return {"operator": found.name, "change": change, "summary": found.summary, "means": found.bug,
+            "killing_test": found.killing_test, "kills": list(found.kills)}
+
+
+__all__ = ["Example", "Operator", "all_operators", "bug_class", "select_operators", "DOMAIN_OPERATORS"]

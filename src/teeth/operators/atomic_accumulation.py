@@ -49,6 +49,10 @@ class AtomicAccumulation(Operator):
         "B=1 and B=N. On CPU the triton interpreter runs programs in a fixed order, so only a "
         "determinism check that shuffles the program order (or a batch-invariance check) kills it."
     )
+    killing_test = (
+        "Run the same inputs twice and compare bitwise (the program order shuffled, where the interpreter "
+        "allows), or compare one sample's result at B=1 and inside a batch of N bitwise."
+    )
     kills = ("determinism", "batch_invariance")
     node_types = (cst.Call, cst.For)
 

@@ -24,6 +24,7 @@ class Operator:
     name: str = ""
     summary: str = ""
     bug: str = ""  # a paragraph on the real bug this models
+    killing_test: str = ""  # the shape of a test that kills its mutants (`teeth show` prints it for a survivor)
     kills: tuple[str, ...] = ("behaviour",)  # the checks that must kill its mutants
     node_types: tuple[type[cst.CSTNode], ...] = ()
     domain: bool = True  # a bug class of batched tensor code, as opposed to a generic mutation

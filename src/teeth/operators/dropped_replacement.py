@@ -47,6 +47,10 @@ class DroppedReplacement(Operator):
         "silently does nothing: nnsight's _widen_tensor returned `full` and discarded `edited` "
         "for every token-flattened activation until the scoping fix."
     )
+    killing_test = (
+        "Replace an invoke's value with one that differs from the original (zeros, a constant) and assert that "
+        "the output changes for that invoke's rows, and only for them."
+    )
     node_types = (cst.Expr, cst.Assign, cst.Call)
     reads_bindings = True
 

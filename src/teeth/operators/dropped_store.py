@@ -17,6 +17,10 @@ class DroppedStore(Operator):
         "often zeros too. A test whose expected gradient is zero for that tensor, or that never "
         "reads it, passes."
     )
+    killing_test = (
+        "Assert every output of the kernel, gradients with a nonzero expected value included, written into a "
+        "buffer that does not already hold the answer (torch.full(..., nan) rather than zeros)."
+    )
     kills = ("accuracy",)
     kernel_only = True
     node_types = (cst.Expr,)

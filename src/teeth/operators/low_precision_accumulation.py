@@ -23,6 +23,10 @@ class LowPrecisionAccumulation(Operator):
         "and order of the reduction. On fp32 inputs the upcast is a no-op, so only a bf16 "
         "profile can kill these mutants: on fp32 profiles they are skipped, not survivors."
     )
+    killing_test = (
+        "bf16 inputs with a long reduction (a hidden size in the thousands), compared with an fp32 reference "
+        "under a tolerance tighter than a bf16 accumulation's error, on a bf16 profile."
+    )
     kills = ("accuracy", "batch_invariance")
     profiles = ("torch_cpu_bf16", "cuda_bf16", "triton_cuda_bf16")
     node_types = (cst.Call,)

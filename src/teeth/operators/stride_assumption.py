@@ -15,6 +15,10 @@ class StrideAssumption(Operator):
         "layout. It is right for every contiguous activation and wrong for a transposed or "
         "permuted one, where the batch dim is not the outermost stride."
     )
+    killing_test = (
+        "Call it with a non-contiguous input (a transposed or permuted tensor, a stepped slice) and compare with "
+        "the result on `.contiguous()` of the same input."
+    )
     node_types = (cst.Call,)
 
     def mutate(self, node, parent=None, kernel=None):

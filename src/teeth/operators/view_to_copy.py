@@ -22,6 +22,10 @@ class ViewToCopy(Operator):
         "invoke's rows. A copy looks identical to every read-only test; only a test that edits "
         "in place and reads the batch afterwards can tell the difference."
     )
+    killing_test = (
+        "Edit the value in place inside an invoke (`x[:] = 0`, `x.mul_(2)`), then read the batch or the model's "
+        "output afterwards and assert that the edit landed in that invoke's rows."
+    )
     node_types = (cst.Call, cst.Subscript)
 
     def mutate(self, node, parent=None, kernel=None):

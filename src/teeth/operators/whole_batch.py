@@ -17,6 +17,10 @@ class WholeBatch(Operator):
         "every invoke's rows, an in-place edit lands on all of them. nnsight's single shape "
         "test sent every token-flattened activation to every invoke whole."
     )
+    killing_test = (
+        "Two invokes with different values (or row counts), each asserted to see only its own rows: the shape of "
+        "what it reads, and an in-place edit in one that leaves the other's rows unchanged."
+    )
     node_types = (cst.Call, cst.Subscript)
     reads_bindings = True
 

@@ -17,6 +17,10 @@ class WrongOffset(Operator):
         "sample's start dropped). Like a storage offset forced to 0 in a batcher, it is invisible "
         "to a test that only ever runs one row or the first sample."
     )
+    killing_test = (
+        "More than one row (or sample) with different values in each, and every row's result checked, not only "
+        "the first."
+    )
     kills = ("accuracy", "batch_invariance")
     kernel_only = True
     node_types = (cst.BinaryOperation,)

@@ -43,6 +43,11 @@ class WrongSliceStart(Operator):
         "A start of 0, an off-by-one, or a dropped multiple k serves a neighbour's rows: a "
         "plausible tensor of the right dtype, often of the right shape (nnsight batching)."
     )
+    killing_test = (
+        "Invokes with distinct values in every row (not identical inputs), each asserted to read and write "
+        "exactly its own rows [start, start+size), the second and later invokes included; where a layer flattens "
+        "tokens into the leading dim, a sequence length above 1."
+    )
     kills = ("behaviour", "batch_invariance")
     node_types = (cst.Call, cst.Subscript)
     reads_bindings = True

@@ -17,7 +17,7 @@ DETAILED = ("survived", "no_coverage")
 
 def read_source(root: Path, file: str) -> list[str] | None:
     """The file's lines as they are now under `root`, or None when it cannot be read."""
-    path = root / file
+    path = sources.located(root, file)
     try:
         return sources.read_source(path).splitlines()  # as Python decodes it: coding line, BOM
     except OSError:

@@ -5,14 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from teeth.errors import TeethError
-from teeth.sources import read_source, span
+from teeth.sources import located, read_source, span
 
 SURVIVING = ("survived", "no_coverage")  # what `--format lines` lists unless `--status` says otherwise
 WIDTH = 120  # a change longer than this is cut, with an ellipsis
 
 
 def shown_path(root: Path, file: str) -> str:
-    """The file as a path from the current directory when it lies below it, else absolute."""
+    """The file as a path from the current directory when it lies below it, else absolute; an installed module's
+    as shown (from its import root)."""
+    if not (root / file).exists() and located(root, file) != root / file:
+        return file
     path = (root / file).resolve()
     try:
         return path.relative_to(Path.cwd().resolve()).as_posix()
@@ -33,7 +36,7 @@ def survivor_lines(results: list[dict], root: Path, statuses: tuple[str, ...] = 
         if row["status"] not in statuses or (row["mutant"], row["status"]) in seen:
             continue
         seen.add((row["mutant"], row["status"]))
-        path = root / row["file"]
+        path = located(root, row["file"])
         if path not in sources:
             try:
                 sources[path] = read_source(path) if path.is_file() else ""

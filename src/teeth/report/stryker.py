@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teeth.errors import TeethError
-from teeth.sources import read_source, span
+from teeth.sources import located, read_source, span
 from teeth.store import Store
 
 SCHEMA_VERSION = "2"
@@ -120,7 +120,7 @@ def _test_files(parts: list[RunPart]) -> dict[str, dict]:
             file, _, name = node_id.partition("::")
             if file not in files:
                 files[file] = {"tests": []}
-                source = _read(part.root / file)
+                source = _read(located(part.root, file))
                 if source is not None:
                     files[file]["source"] = source
             files[file]["tests"].append({"id": node_id, "name": name or node_id})
@@ -135,7 +135,7 @@ def report(parts: list[RunPart], thresholds: tuple[int, int] = (80, 60)) -> dict
         many_profiles = len({r["profile"] for r in part.results}) > 1
         coverage = _Coverage(part.tests)
         for row in part.results:
-            path = (part.root / row["file"]).resolve()
+            path = located(part.root, row["file"]).resolve()
             if path not in sources:
                 sources[path] = _read(path) or ""
             name = _name(path, part.relative_to or part.root, row["file"])

@@ -7,7 +7,7 @@ import threading
 from types import SimpleNamespace
 
 from teeth.errors import TeethError
-from teeth.serve.payload import PushedOutcome, PushedRun, PushedTest
+from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest
 from teeth.serve.tokens import new_token, same_digest, token_digest
 from teeth.store import SCHEMA_VERSION, Store, kill_rate, now
 from teeth.store_opening import write_transaction
@@ -101,7 +101,7 @@ class ServeStore(Store):
                     for o in self.db["outcomes"].rows_where("run_id = ?", [run_id], order_by="mutant_id, profile")]
         if not outcomes:
             raise TeethError(f"run {run_id} in {self.path} has no outcomes to push")
-        mutants = [dict(r) for r in self.db.query(
+        mutants = [{k: r.get(k) for k in PushedMutant.model_fields} for r in self.db.query(
             """select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?)
                order by m.id""", [run_id])]
         tests = [{k: t.get(k) for k in PushedTest.model_fields}

@@ -61,6 +61,7 @@ class LocalBackend(Backend):
         self.token = f"\x1eteeth-{secrets.token_hex(8)}:"
         spec = {"args": pytest_args(target, profile, self.scratch), "files": files, "copies": copies,
                 "token": self.token, "execution": profile.execution,
+                "interpreter": {"bounds_check": profile.checks_bounds} if profile.interpreted else None,
                 "writable": [str(self.scratch.dir)] if target.sandbox else None}
         env = {**os.environ, **WORKER_ENV, **profile.env, **self.scratch.env()}
         with open(self.scratch.log, "wb") as log:

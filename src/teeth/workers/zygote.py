@@ -17,6 +17,7 @@ from _pytest.runner import runtestprotocol
 
 from teeth.coverage_map import measure
 from teeth.shadowing import shadowing
+from teeth.workers import interpreter
 from teeth.workers.apply import MutantNotApplied, prepare_mutant
 from teeth.workers.sandbox import restrict_writes
 
@@ -41,6 +42,18 @@ def _reason(report) -> str:
         return reason
     lines = str(report.longrepr or "").strip().splitlines()
     return lines[-1] if lines else report.when
+
+
+def _check_of(exc: BaseException | None) -> str | None:
+    """The check an exception names (`teeth_check`), its own or that of an exception it was raised from: the
+    triton interpreter re-raises a kernel's exception (a bounds check's `OutOfBounds`) as InterpreterError."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if getattr(exc, "teeth_check", None):
+            return exc.teeth_check
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _run_item(item) -> dict | None:
@@ -266,6 +279,11 @@ class Zygote:
             message.update(status="timeout", detail=f"no result after {duration:.1f}s")
         elif result is not None:
             message.update(result)
+        elif os.WIFSIGNALED(status) and child.ident != "baseline":
+            # The baseline ran without crashing: the mutant's tests crashed the process (a kill, check `crash`).
+            sig = os.WTERMSIG(status)
+            message.update(status="killed", check="crash", signal=sig,
+                           detail=f"crashed with {signal.Signals(sig).name}")
         elif os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             message.update(status="error", signal=sig, detail=f"crashed with {signal.Signals(sig).name}")
@@ -345,7 +363,7 @@ class ZygotePlugin:
     def pytest_runtest_makereport(self, item, call):
         report = yield
         if call.excinfo is not None:
-            report.teeth_check = getattr(call.excinfo.value, "teeth_check", None)
+            report.teeth_check = _check_of(call.excinfo.value)
             message = str(call.excinfo.value).strip().splitlines()
             report.teeth_reason = call.excinfo.typename + (f": {message[0]}" if message else "")
         return report
@@ -379,6 +397,7 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     sys.dont_write_bytecode = True
+    interpreter.prepare(spec.get("interpreter"))  # interpreter profiles: gaps closed, launches bounds-checked
     plugin = ZygotePlugin(spec, channel)
     code = pytest.main(spec["args"], plugins=[plugin])
     if not plugin.served:

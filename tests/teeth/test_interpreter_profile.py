@@ -1,0 +1,98 @@
+"""Interpreter profiles: the two interpreter gaps closed (tiny kernels), bounds checking on by default, its check
+named through the interpreter's re-raise, and the profile key's rules."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported: these kernels run interpreted
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton.language.extra import libdevice  # noqa: E402
+from triton.runtime import interpreter as triton_interpreter  # noqa: E402
+
+from teeth.errors import ConfigError  # noqa: E402
+from teeth.invariance.bounds import OutOfBounds, bounds_checked  # noqa: E402
+from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table  # noqa: E402
+from teeth.workers.interpreter import gaps_closed  # noqa: E402
+from teeth.workers.zygote import _check_of  # noqa: E402
+
+
+@triton.jit
+def _add_eps(x_ptr, y_ptr, n, eps, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+    tl.store(y_ptr + cols, x + eps.to(tl.float32), mask=cols < n)
+
+
+@triton.jit
+def _libdevice_math(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+    tl.store(y_ptr + cols, libdevice.tanh(x) + libdevice.pow(x, 2.0), mask=cols < n)
+    tl.store(z_ptr + cols, libdevice.isnan(x / x).to(tl.float32), mask=cols < n)
+
+
+def _launch(kernel, *args):
+    kernel[(1,)](*args, BLOCK=8)
+
+
+def test_a_float_kernel_argument_is_an_fp32_scalar_with_to():
+    x = torch.arange(5, dtype=torch.float32)
+    y = torch.empty_like(x)
+    with pytest.raises(Exception, match="has no attribute 'to'"):  # the gap, as the interpreter has it
+        _launch(_add_eps, x, y, 5, 0.5)
+    with gaps_closed():
+        _launch(_add_eps, x, y, 5, 0.5)
+    assert torch.equal(y, x + 0.5)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+def test_libdevice_functions_compute_in_the_interpreter():
+    x = torch.linspace(-2, 2, 5)
+    y, z = torch.empty_like(x), torch.empty_like(x)
+    with pytest.raises(Exception, match="None"):  # the stubs return None
+        _launch(_libdevice_math, x, y, z, 5)
+    with gaps_closed():
+        _launch(_libdevice_math, x, y, z, 5)
+    assert torch.allclose(y, torch.tanh(x) + x ** 2)
+    assert torch.equal(z, torch.tensor([0.0, 0.0, 1.0, 0.0, 0.0]))  # 0/0 is the only nan
+
+
+def test_a_libdevice_function_without_a_numpy_counterpart_says_so():
+    with gaps_closed():
+        with pytest.raises(NotImplementedError, match="libdevice.byte_perm"):
+            libdevice.byte_perm(1, 2, 3)
+
+
+def test_the_interpreter_is_restored_when_the_gaps_are_reopened():
+    before = (triton_interpreter._implicit_cvt, libdevice.tanh)
+    with gaps_closed():
+        assert (triton_interpreter._implicit_cvt, libdevice.tanh) != before
+    assert (triton_interpreter._implicit_cvt, libdevice.tanh) == before
+
+
+def test_an_out_of_bounds_access_is_recorded_under_check_bounds_through_the_interpreters_reraise():
+    x = torch.arange(5, dtype=torch.float32)
+    with gaps_closed(), bounds_checked(), pytest.raises(Exception) as caught:
+        _add_eps[(1,)](x, torch.empty_like(x), 6, 0.5, BLOCK=8)  # n one past the tensor
+    assert not isinstance(caught.value, OutOfBounds)  # re-raised as the interpreter's own error
+    assert _check_of(caught.value) == "bounds"
+    assert _check_of(AssertionError("plain")) is None
+
+
+def test_bounds_checking_is_on_exactly_for_interpreter_profiles_unless_the_profile_says():
+    assert BUILTIN_PROFILES["triton_interpret_fp32"].checks_bounds
+    assert not BUILTIN_PROFILES["cpu"].checks_bounds and not BUILTIN_PROFILES["torch_cpu_fp32"].checks_bounds
+    assert profile_from_table("mine", {"env": {"TRITON_INTERPRET": "1"}}).checks_bounds
+    assert not profile_from_table("mine", {"env": {"TRITON_INTERPRET": "1"}, "bounds_check": False}).checks_bounds
+    assert not profile_from_table("triton_interpret_fp32", {"bounds_check": False}).checks_bounds
+    assert Profile("x", env={"TRITON_INTERPRET": "1"}).interpreted
+
+
+def test_bounds_check_without_the_interpreter_is_a_config_error():
+    with pytest.raises(ConfigError, match="bounds_check = true needs the triton interpreter"):
+        profile_from_table("gpu", {"bounds_check": True})
