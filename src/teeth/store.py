@@ -114,7 +114,7 @@ class Store:
                 self.db["tests"].add_column("lines", str)
             self.db.execute("PRAGMA user_version = 5")
         if version < 6:  # `file` is as shown (an installed module's from its import root); `path`: the absolute path
-            if "path" not in self.db["mutants"].columns_dict:
+            if self.db["mutants"].exists() and "path" not in self.db["mutants"].columns_dict:
                 self.db["mutants"].add_column("path", str)
             self.db.execute("PRAGMA user_version = 6")
 

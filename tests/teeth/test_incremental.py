@@ -7,7 +7,7 @@ import sqlite3
 
 from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, check_runs, edit, git_repo, outcomes
 
-from teeth.store import Store
+from teeth.store import SCHEMA_VERSION, Store
 
 
 def test_an_unchanged_tree_runs_no_mutant_and_starts_no_worker(project, teeth):
@@ -80,7 +80,7 @@ def test_a_schema_1_database_is_migrated_to_the_newest_with_its_rows_kept(tmp_pa
         conn.execute("insert into outcomes (run_id, mutant_id, profile, status) values (1, 'abc', 'cpu', 'killed')")
         conn.execute("PRAGMA user_version = 1")
     store = Store(path)
-    assert store.db.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert {"cache_key", "reused_from"} <= set(store.db["outcomes"].columns_dict)
     assert {"covers", "test_key", "profile_key", "lines"} <= set(store.db["tests"].columns_dict)
     assert [r["status"] for r in store.db["outcomes"].rows] == ["killed"]
