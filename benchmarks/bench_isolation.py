@@ -26,12 +26,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def run_once(src: Path, target: str, op: str | None, db: Path) -> dict:
+    """`src`'s teeth on the target of its own checkout (its config and its copy of the target's files)."""
     env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     args = [sys.executable, "-m", "teeth.cli", "run", "--target", target, "--no-cache", "--db", str(db)]
     if op:
         args += ["--op", op]
     started = time.perf_counter()
-    done = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True)
+    done = subprocess.run(args, cwd=src.parent, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"teeth ({src}) failed with {done.returncode}: {done.stderr[-1500:]}")

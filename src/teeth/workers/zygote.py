@@ -19,6 +19,7 @@ from teeth.coverage_map import measure
 from teeth.shadowing import shadowing
 from teeth.workers import interpreter
 from teeth.workers.apply import MutantNotApplied, prepare_mutant
+from teeth.workers.kernel_launches import kernel_launches
 from teeth.workers.sandbox import restrict_writes
 
 READ_CHUNK = 1 << 16
@@ -177,7 +178,18 @@ class Zygote:
 
     def baseline(self, only: list[str] | None) -> dict:
         items = list(self.items.values()) if only is None else [self.items[t] for t in only if t in self.items]
-        tests = measure(items, [*self.files, *self.copies.values()], _run_item)
+        files = [*self.files, *self.copies.values()]
+        launches = kernel_launches()
+        if launches is None:
+            tests = measure(items, files, _run_item)
+        else:  # interpreted triton kernels: coverage at launch level, not line by line per program instance
+            def run_item(item):
+                with launches.test(item.nodeid):
+                    return _run_item(item)
+
+            with launches.installed():
+                tests = measure(items, files, run_item)
+            launches.credit(tests, {os.path.realpath(f) for f in files})
         for record in tests.values():  # lines of a copy are lines of the target's file
             record["lines"] = {self.originals.get(path, path): lines for path, lines in record["lines"].items()}
         shadowed = shadowing([*self.files, *self.copies.values()])
