@@ -142,6 +142,7 @@ class Zygote:
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            self.progress = (write_fd, token)
             try:
                 result = work()
             except BaseException as exc:  # noqa: BLE001 - the child reports, whatever happened
@@ -169,12 +170,19 @@ class Zygote:
             return {"status": "error", "detail": str(exc)}
         test_seconds = 0.0
         for count, nodeid in enumerate(command["tests"], 1):
+            self._running(nodeid, count)
             started = time.perf_counter()
             failure = _run_item(self.items[nodeid])
             test_seconds += time.perf_counter() - started
             if failure:
                 return {"status": "killed", "tests_run": count, "test_seconds": test_seconds, **failure}
         return {"status": "survived", "tests_run": len(command["tests"]), "test_seconds": test_seconds}
+
+    def _running(self, nodeid: str, count: int) -> None:
+        """In a mutant's child: which test runs now, framed like a result, so that a crash can name its test."""
+        write_fd, token = getattr(self, "progress", (None, None))
+        if write_fd is not None:
+            os.write(write_fd, token + json.dumps({"running": nodeid, "tests_run": count}).encode() + b"\n")
 
     def baseline(self, only: list[str] | None) -> dict:
         items = list(self.items.values()) if only is None else [self.items[t] for t in only if t in self.items]
@@ -284,11 +292,14 @@ class Zygote:
         _, status = os.waitpid(child.pid, 0)
         duration = time.perf_counter() - child.started
         message = {"event": "result", "id": child.ident, "duration": duration}
-        result = child.result()
+        result, running = child.result(), None
+        if result is not None and "status" not in result:  # only the test it was running: it did not finish
+            result, running = None, result
         if result is not None and "modules" in result:
             self._import(result.pop("modules"))
         if child.timed_out:
-            message.update(status="timeout", detail=f"no result after {duration:.1f}s")
+            message.update(status="timeout", detail=f"no result after {duration:.1f}s"
+                           + (f" (running {running['running']})" if running else ""))
         elif result is not None:
             message.update(result)
         elif os.WIFSIGNALED(status) and child.ident != "baseline":
@@ -296,6 +307,8 @@ class Zygote:
             sig = os.WTERMSIG(status)
             message.update(status="killed", check="crash", signal=sig,
                            detail=f"crashed with {signal.Signals(sig).name}")
+            if running:  # the test that crashed it
+                message.update(test=running["running"], tests_run=running["tests_run"])
         elif os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             message.update(status="error", signal=sig, detail=f"crashed with {signal.Signals(sig).name}")
