@@ -5,19 +5,11 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ElementTree
 
-from test_check import check, edit, git_repo, TAKE_ROWS, TAKE_ROWS_CHANGED
+from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, assert_one_line_error, check, edit, git_repo
 
 from teeth.report import badge
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def assert_one_line_error(done, *fragments):
-    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 def test_badge_writes_the_svg_and_the_endpoint_json_of_the_latest_run(project, teeth, tmp_path):

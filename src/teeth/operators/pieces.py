@@ -119,13 +119,9 @@ def rows_of(expr: cst.BaseExpression, bindings: Bindings) -> Rows | None:
         if not isinstance(sl, cst.Slice) or sl.step is not None:
             return None
         return Rows(expr.value, dim, sl.lower, sl.upper)
-    if torch_call(expr, "narrow"):
-        base, rest = positional(expr, 0), 1
-    elif method_call(expr, "narrow"):
-        base, rest = expr.func.value, 0
-    else:
+    base, rest = _base_of(expr, "narrow")
+    if rest is None:
         return None
-    base = base.value if isinstance(base, cst.Arg) else base
     dim = _dim(positional(expr, rest, "dim"))
     start, length = positional(expr, rest + 1, "start"), positional(expr, rest + 2, "length")
     if base is None or dim is None or start is None or length is None:
@@ -135,6 +131,17 @@ def rows_of(expr: cst.BaseExpression, bindings: Bindings) -> Rows | None:
     return Rows(base, dim, start.value, plus(start.value, length.value))
 
 
+def _base_of(expr: cst.BaseExpression, name: str) -> tuple[cst.BaseExpression | None, int | None]:
+    """`torch.NAME(B, ...)` or `B.NAME(...)`: B, and where the arguments after it start; (None, None) otherwise."""
+    if torch_call(expr, name):
+        base, rest = positional(expr, 0), 1
+    elif method_call(expr, name):
+        base, rest = expr.func.value, 0
+    else:
+        return None, None
+    return (base.value if isinstance(base, cst.Arg) else base), rest
+
+
 def row_of(expr: cst.BaseExpression, bindings: Bindings) -> Row | None:
     """`B[i]`, `B.select(0, i)`, `torch.select(B, 0, i)`, or a name bound to one."""
     expr = bindings.resolve(expr)
@@ -142,13 +149,9 @@ def row_of(expr: cst.BaseExpression, bindings: Bindings) -> Row | None:
         if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) and not expr.slice[0].slice.star:
             return Row(expr.value, expr.slice[0].slice.value)
         return None
-    if torch_call(expr, "select"):
-        base, rest = positional(expr, 0), 1
-    elif method_call(expr, "select"):
-        base, rest = expr.func.value, 0
-    else:
+    base, rest = _base_of(expr, "select")
+    if rest is None:
         return None
-    base = base.value if isinstance(base, cst.Arg) else base
     index = positional(expr, rest + 1, "index")
     if base is None or index is None or _dim(positional(expr, rest, "dim")) != 0:
         return None
