@@ -57,7 +57,7 @@ class LocalBackend(Backend):
         self.scratch = Scratch(target.root, profile.name)
         self.buffer = b""
         files = [str(f) for f in target.files]
-        copies = {f: self.scratch.inside(f) for f in files if self.scratch.inside(f) != f}
+        copies = {f: copy for f in files if (copy := self.scratch.inside(f)) != f}
         self.token = f"\x1eteeth-{secrets.token_hex(8)}:"
         spec = {"args": pytest_args(target, profile, self.scratch), "files": files, "copies": copies,
                 "token": self.token, "execution": profile.execution,

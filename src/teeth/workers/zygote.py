@@ -124,6 +124,7 @@ class Zygote:
         self.children: dict[int, Child] = {}  # by the pidfd that reports its exit
         self.selector = selectors.DefaultSelector()
         self.stdin_buffer = b""
+        self.progress: tuple[int, bytes] | None = None  # in a child: its result pipe and token
 
     def fork(self, ident: str, timeout: float, work) -> None:
         if _cuda_initialised():  # a forked CUDA context is unusable: refuse rather than hand one to a child
@@ -180,8 +181,8 @@ class Zygote:
 
     def _running(self, nodeid: str, count: int) -> None:
         """In a mutant's child: which test runs now, framed like a result, so that a crash can name its test."""
-        write_fd, token = getattr(self, "progress", (None, None))
-        if write_fd is not None:
+        if self.progress is not None:
+            write_fd, token = self.progress
             os.write(write_fd, token + json.dumps({"running": nodeid, "tests_run": count}).encode() + b"\n")
 
     def baseline(self, only: list[str] | None) -> dict:
