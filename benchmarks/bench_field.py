@@ -103,17 +103,32 @@ def timed(command: list[str], cwd: Path, env: dict) -> tuple[float, subprocess.C
     return time.perf_counter() - started, done
 
 
-def mutmut(root: Path, jobs: int, env: dict) -> dict:
+def mutmut(root: Path, jobs: int, env: dict, diffs: bool = False) -> dict:
+    """`mutmut run`: wall, counts by status, the survivors' names (and with `diffs`, each survivor's diff)."""
     wall, done = timed([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs)], root, env)
     if done.returncode != 0:
         raise SystemExit(f"mutmut failed ({done.returncode}): {done.stdout[-1500:]} {done.stderr[-1500:]}")
     listing = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=root,
                              capture_output=True, text=True, env=env).stdout
+    statuses = dict(re.findall(r"^\s*(\S+): (\w[\w ]*)$", listing, re.M))
     counts: dict[str, int] = {}
-    for status in re.findall(r"^\s*\S+: (\w[\w ]*)$", listing, re.M):
+    for status in statuses.values():
         counts[status] = counts.get(status, 0) + 1
+    survived = sorted(name for name, status in statuses.items() if status == "survived")
+    result = {"wall": wall, "mutants": sum(counts.values()), "statuses": counts, "survived": survived}
+    if diffs:
+        result["diffs"] = mutmut_diffs(root, survived, env)
     shutil.rmtree(root / "mutants", ignore_errors=True)
-    return {"wall": wall, "mutants": sum(counts.values()), "statuses": counts}
+    return result
+
+
+def mutmut_diffs(root: Path, names: list[str], env: dict) -> dict[str, str]:
+    """Each mutant's diff, as `mutmut show NAME` prints it, from one process (mutants/ must still be there)."""
+    script = ("import json, sys\nfrom mutmut.mutation.diff_apply import get_diff_for_mutant\n"
+              "print(json.dumps({n: get_diff_for_mutant(n) for n in json.loads(sys.stdin.read())}))\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, input=json.dumps(names), capture_output=True,
+                          text=True, env=env)
+    return json.loads(done.stdout) if done.returncode == 0 else {name: "" for name in names}
 
 
 def teeth(root: Path, package: Package, jobs: int, db: Path, env: dict, *extra: str) -> dict:
