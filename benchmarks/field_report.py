@@ -1,6 +1,7 @@
 """The field report: teeth (every operator) and mutmut 3.8.1 on installed third-party packages with their own tests.
 
-    python benchmarks/field_report.py [--package NAME ...] [--mirror-root /work/.mirror] [--no-mutmut] [--out DIR]
+    python benchmarks/field_report.py [--package NAME ...] [--mirror-root /work/.mirror] [--no-mutmut] [--no-teeth]
+                                      [--out DIR] [--jobs 2]
 
 Each package is one file benchmarks/field/NAME.toml: a [package] table (what pip installs, pinned; the upstream
 repository and tag its tests come from; the test paths inside that repository; the import name) and a normal teeth
@@ -275,7 +276,8 @@ def print_teeth(name: str, figures: dict) -> None:
         print(f"[{name}]   {s['id']} {s['status']:<11} {s['operator']:<22} {s['where']} {s['function']}: {s['change']}")
 
 
-def measure(package: FieldPackage, mirror_root: Path, out: Path, jobs: int, with_mutmut: bool) -> dict:
+def measure(package: FieldPackage, mirror_root: Path, out: Path, jobs: int, with_teeth: bool = True,
+            with_mutmut: bool = True) -> dict:
     git_dir = mirror(package, mirror_root)
     install(package)
     missing = [m for m in package.modules if importlib.util.find_spec(m) is None]
@@ -286,12 +288,16 @@ def measure(package: FieldPackage, mirror_root: Path, out: Path, jobs: int, with
     result: dict = {"package": package.name, "versions": versions, "tests_repo": package.tests_repo,
                     "tests_ref": package.tests_ref, "tests": list(package.tests), "modules": list(package.modules)}
     base = out / package.name
-    print(f"[{package.name}] teeth run: {len(package.modules)} modules, tests {', '.join(package.tests)} "
-          f"at {package.tests_repo}@{package.tests_ref}", flush=True)
-    config = teeth_project(package, git_dir, base / "teeth")
-    result["teeth"] = run_teeth(package, base / "teeth", config, out / f"{package.name}.db", jobs,
-                                out / f"{package.name}.teeth.log")
-    print_teeth(package.name, result["teeth"])
+    figures = out / f"{package.name}.json"
+    if figures.is_file():  # a run of one tool keeps the other's figures
+        result = {**json.loads(figures.read_text()), **result}
+    if with_teeth:
+        print(f"[{package.name}] teeth run: {len(package.modules)} modules, tests {', '.join(package.tests)} "
+              f"at {package.tests_repo}@{package.tests_ref}", flush=True)
+        config = teeth_project(package, git_dir, base / "teeth")
+        result["teeth"] = run_teeth(package, base / "teeth", config, out / f"{package.name}.db", jobs,
+                                    out / f"{package.name}.teeth.log")
+        print_teeth(package.name, result["teeth"])
     if with_mutmut:
         print(f"[{package.name}] mutmut run on a copy of the same files", flush=True)
         mutmut_project(package, git_dir, base / "mutmut")
@@ -303,8 +309,8 @@ def measure(package: FieldPackage, mirror_root: Path, out: Path, jobs: int, with
         m = result["mutmut"]
         print(f"[{package.name}] mutmut: {m['mutants']} mutants in {time.perf_counter() - started:.1f} s "
               f"{m['statuses']}, kill rate {m['kill_rate']:.1%}, {len(m['survivors'])} survived")
-    (out / f"{package.name}.json").write_text(json.dumps(result, indent=1, default=str))
-    print(f"[{package.name}] figures in {out / (package.name + '.json')}", flush=True)
+    figures.write_text(json.dumps(result, indent=1, default=str))
+    print(f"[{package.name}] figures in {figures}", flush=True)
     return result
 
 
@@ -314,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirror-root", type=Path, default=Path("/work/.mirror"),
                         help="folder of the upstream mirrors, OWNER+REPO/repo (bare git)")
     parser.add_argument("--no-mutmut", action="store_true", help="teeth only")
+    parser.add_argument("--no-teeth", action="store_true", help="mutmut only (DIR/NAME.json keeps teeth's figures)")
     parser.add_argument("--out", type=Path, default=Path("field-report"), help="databases, logs, projects, JSON")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--field", type=Path, default=FIELD, help=argparse.SUPPRESS)  # the configs' folder (tests)
@@ -330,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for package in packages:
         try:
-            measure(package, args.mirror_root, args.out.resolve(), args.jobs, not args.no_mutmut)
+            measure(package, args.mirror_root, args.out.resolve(), args.jobs, not args.no_teeth, not args.no_mutmut)
         except (FieldError, subprocess.CalledProcessError) as exc:  # one package's failure is its line
             print(f"field_report: {exc}", file=sys.stderr)
             failed = True

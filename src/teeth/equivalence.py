@@ -48,6 +48,20 @@ LAYOUT_CHANGING = {"transpose_", "t_", "swapdims_", "swapaxes_", "as_strided_", 
 # Calls whose result is always a fresh contiguous tensor.
 CONTIGUOUS_MAKERS = {"empty", "zeros", "ones", "full", "rand", "randn", "arange", "tensor"}
 
+# Calls and methods whose result is a new tensor that shares storage with nothing (not `to`, `contiguous`, `reshape`,
+# `as_tensor`: those may return their input).
+FRESH_FUNCTIONS = {*CONTIGUOUS_MAKERS, "full", "eye", "linspace", "logspace", "randint", "randperm", "zeros_like",
+                   "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "cat", "concat", "concatenate",
+                   "stack", "hstack", "vstack", "where", "matmul", "mm", "bmm", "einsum", "cumsum", "index_select",
+                   "gather", "masked_select", "nonzero", "clone", "repeat_interleave"}
+FRESH_METHODS = {"clone", "repeat", "repeat_interleave", "nonzero", "new_zeros", "new_ones", "new_empty", "new_full",
+                 "new_tensor", "sum", "mean", "prod", "amax", "amin", "cumsum", "cumprod", "exp", "log", "sqrt", "abs",
+                 "neg", "add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge", "index_select",
+                 "gather", "masked_select", "masked_fill", "index_add", "index_copy", "scatter", "scatter_add",
+                 "scatter_reduce", "matmul", "mm", "bmm", "softmax", "log_softmax", "argsort", "argmax", "argmin"}
+# Calls a statement may make around a view read in it: they write no tensor argument.
+READING_METHODS = PURE_METHODS | set(ALIAS_METHODS) | {"size", "dim", "numel"}
+
 _DEPTH = 12  # how many bindings a view is followed through
 
 
@@ -87,6 +101,48 @@ RULES = (
             "def f(full, n):\n    rows = full[:n]\n    alias = rows.view(-1)\n    alias.zero_()\n    return full\n",
             "def f(full, n):\n    rows = full[:n]\n    def g():\n        return rows\n    return g\n",  # returned by a closure
             "def f(full, n):\n    rows = full[:n]\n    torch.add(full, 1, out=rows)\n    return full\n",
+        ),
+    ),
+    Rule(
+        "view_read_at_once", "the view is read in the statement that makes it, which writes nothing it could see",
+        ("view_to_copy",),
+        suppresses=(
+            "def f(ptr, src):\n    count = ptr[1:] - ptr[:-1]\n    helper(ptr)\n    return count\n",
+            "def f(x, n):\n    total = x[:n].sum() * 2\n    x.zero_()\n    return total\n",
+            "def f(x, w, n):\n    y = torch.matmul(x.narrow(0, 0, n), w).exp()\n    store(x)\n    return y\n",
+        ),
+        keeps=(
+            "def f(x, n):\n    return x[:n] + x.add_(1)\n",  # the base written in the same statement, after the view
+            "def f(x, n):\n    return x[:n] + helper(x)\n",  # an unknown callee in the statement may write it
+            "def f(x, n):\n    head = x[:n]\n    x.zero_()\n    return head.sum()\n",  # bound, the base written
+            "def f(x, n):\n    x[:n].zero_()\n    return x\n",  # written through
+            "def f(x, n):\n    helper(x)\n    return x[:n]\n",  # returned
+            "def f(x, n):\n    if x[:n].sum() > 0:\n        x.zero_()\n    return x\n",  # not a simple statement
+        ),
+    ),
+    Rule(
+        "fresh_base_view", "the view is of a tensor made in this function that nothing else holds: only the view "
+        "reaches its storage",
+        ("view_to_copy",),
+        suppresses=(
+            "def f(x, idx, n):\n    out = x.new_zeros(n + 1, 4)\n    out[idx] = x\n    out = out[:n]\n    return out\n",
+            "def f(x, b, n):\n    mask = torch.zeros(b * n + 1, dtype=torch.bool)\n    mask[x] = 1\n"
+            "    mask = mask[:b * n]\n    mask = mask.view(b, n)\n    return mask\n",
+            "def f(x, size):\n    out = torch.as_tensor(0.0)\n    out = out.repeat(size)\n    out.fill_(1)\n"
+            "    out = out.view(2, -1)\n    return out\n",
+            "def f(a, b, out):\n    hits = (a == b).nonzero().view(-1)\n    out[hits] = 1\n    return hits\n",
+            "def f(src):\n    return torch.full((1,), 2.0).expand_as(src)\n",
+        ),
+        keeps=(
+            "def f(x, n):\n    return x[:n]\n",  # a view of a parameter: the caller holds the base
+            "def f(n):\n    out = torch.zeros(n)\n    keep = out\n    out = out[:2]\n    return out, keep\n",  # aliased
+            "def f(n):\n    out = torch.zeros(n)\n    head = out[:2]\n    out.fill_(1)\n    return head\n",  # base used
+            "def f(x, n):\n    out = helper(x)\n    out = out[:n]\n    return out\n",  # not known to be fresh
+            "def f(x, n):\n    out = x.to(torch.float32)\n    out = out[:n]\n    return out\n",  # `to` may return x
+            "def f(n):\n    out = torch.zeros(n)\n    register(out)\n    out = out[:2]\n    return out\n",  # escaped
+            "def f(n, c):\n    out = torch.zeros(n)\n    if c:\n        keep.append(out)\n    out = out[:2]\n"
+            "    return out\n",  # escaped on one path
+            "def f(x, n):\n    out = x\n    out = out[:n]\n    return out\n",  # the parameter under another name
         ),
     ),
     Rule(
@@ -145,9 +201,11 @@ class EquivalenceRules:
         self.contiguous_decorators = set(contiguous_decorators)
 
     def reason(self, node: cst.CSTNode, replacement: cst.CSTNode, operator: str) -> str | None:
-        for rule, judge in ((RULES[0], self._view_only_read), (RULES[1], self._already_contiguous),
-                            (RULES[2], self._unread_launch_keyword)):
-            if (rule.operators is None or operator in rule.operators) and judge(node, replacement):
+        judges = {"view_only_read": self._view_only_read, "view_read_at_once": self._view_read_at_once,
+                  "fresh_base_view": self._fresh_base_view, "already_contiguous": self._already_contiguous,
+                  "unread_launch_keyword": self._unread_launch_keyword}
+        for rule in RULES:
+            if (rule.operators is None or operator in rule.operators) and judges[rule.name](node, replacement):
                 return rule_reason(rule)
         return None
 
@@ -159,8 +217,9 @@ class EquivalenceRules:
             return False
         return self._name_only_read(root, {id(node)}, set(), _DEPTH)
 
-    def _only_read(self, node: cst.CSTNode, seen: set, depth: int, skip: frozenset = frozenset()) -> bool:
-        """Is the value of `node` only read where it goes (no write through it, no escape)?"""
+    def _only_read(self, node: cst.CSTNode, seen: set, depth: int, bind: bool = True) -> bool:
+        """Is the value of `node` only read where it goes (no write through it, no escape)? With `bind` False it
+        must also never be bound to a name: it is read where it is made."""
         if depth <= 0:
             return False
         parent = self.parents.get(node)
@@ -174,24 +233,24 @@ class EquivalenceRules:
         if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
             if isinstance(parent, cst.IfExp) and parent.test is node:
                 return True
-            return self._only_read(parent, seen, depth - 1)  # the result may be this value
+            return self._only_read(parent, seen, depth - 1, bind)  # the result may be this value
         if isinstance(parent, cst.Attribute) and parent.value is node:
             holder = self.parents.get(parent)
             if isinstance(holder, cst.Call) and holder.func is parent:
                 if parent.attr.value in PURE_METHODS:
                     return True
                 if parent.attr.value in ALIAS_METHODS:
-                    return self._only_read(holder, seen, depth - 1)
+                    return self._only_read(holder, seen, depth - 1, bind)
                 return False  # an in-place or unknown method
             if parent.attr.value in PURE_ATTRIBUTES:
                 return self._assigned_to(parent) is None
             if parent.attr.value in ALIAS_ATTRIBUTES:
-                return self._only_read(parent, seen, depth - 1)
+                return self._only_read(parent, seen, depth - 1, bind)
             return False
         if isinstance(parent, cst.Subscript) and parent.value is node:
             if self._assigned_to(parent) is not None:
                 return False  # `rows[0] = v`
-            return self._only_read(parent, seen, depth - 1)  # indexing: a view, or a copy
+            return self._only_read(parent, seen, depth - 1, bind)  # indexing: a view, or a copy
         if isinstance(parent, cst.Arg):
             call = self.parents.get(parent)
             if not isinstance(call, cst.Call) or parent.star or (parent.keyword and parent.keyword.value == "out"):
@@ -200,7 +259,7 @@ class EquivalenceRules:
             if name in PURE_FUNCTIONS:
                 return True
             if name in ALIAS_METHODS and call.args and call.args[0] is parent and _is_torch(call):
-                return self._only_read(call, seen, depth - 1)  # torch.narrow(rows, ...): another view
+                return self._only_read(call, seen, depth - 1, bind)  # torch.narrow(rows, ...): another view
             return False
         if isinstance(parent, cst.Element):
             container = self.parents.get(parent)
@@ -210,16 +269,124 @@ class EquivalenceRules:
                 if isinstance(call, cst.Call) and _callee_name(call) in PURE_FUNCTIONS and not (
                         holder.keyword and holder.keyword.value == "out"):
                     return True
-            if isinstance(container, cst.Tuple) and isinstance(holder, cst.Assign):
+            if isinstance(container, cst.Tuple) and isinstance(holder, cst.Assign) and bind:
                 name = self._unpacked_to(holder, container, parent)
                 return name is not None and self._name_only_read(name, {id(node)}, seen, depth - 1)
             return False
-        if isinstance(parent, cst.Assign) and parent.value is node:
+        if isinstance(parent, cst.Assign) and parent.value is node and bind:
             targets = [t.target for t in parent.targets]
             if all(isinstance(t, cst.Name) for t in targets):
                 return all(self._name_only_read(t, set(), seen, depth - 1) for t in targets)
             return False
         return False  # returned, yielded, stored, iterated, captured: it escapes
+
+    # -- view_read_at_once ---------------------------------------------------------------------------------------
+
+    def _view_read_at_once(self, node, replacement) -> bool:
+        """The view goes only into reads within its own simple statement, and every call of that statement is known
+        to write no argument: no write can happen between the view's making and its reading."""
+        if not self._only_read(node, set(), _DEPTH, bind=False):
+            return False
+        statement = self._small_statement(node)
+        if statement is None:
+            return False
+        for inner in _walk(statement):
+            if isinstance(inner, (cst.NamedExpr, cst.Lambda, cst.Yield, cst.Await, cst.BaseComp)):
+                return False
+            if isinstance(inner, cst.Call) and not self._reading_call(inner):
+                return False
+        return True
+
+    def _small_statement(self, node: cst.CSTNode) -> cst.BaseSmallStatement | None:
+        """The simple statement (an assignment, expression, return) `node` is in; None inside a compound header."""
+        while node is not None and not isinstance(node, cst.BaseSmallStatement):
+            if isinstance(node, (cst.BaseCompoundStatement, cst.FunctionDef)):
+                return None
+            node = self.parents.get(node)
+        return node
+
+    @staticmethod
+    def _reading_call(call: cst.Call) -> bool:
+        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
+            return False
+        if _callee_name(call) in PURE_FUNCTIONS:
+            return True
+        return isinstance(call.func, cst.Attribute) and not _is_torch(call) and call.func.attr.value in READING_METHODS
+
+    # -- fresh_base_view -----------------------------------------------------------------------------------------
+
+    def _fresh_base_view(self, node, replacement) -> bool:
+        """The view's base is a fresh temporary, or a local made fresh in the same block (only written into, or
+        read, since) whose name the view's statement rebinds or returns: no other reference to the storage exists."""
+        base = _view_base(node)
+        if base is None:
+            return False
+        if not isinstance(base, cst.Name):
+            return _fresh(base)
+        statement = self._small_statement(node)
+        if isinstance(statement, cst.Return):
+            pass
+        elif not (isinstance(statement, cst.Assign) and len(statement.targets) == 1 and
+                  isinstance(statement.targets[0].target, cst.Name) and statement.targets[0].target.value == base.value):
+            return False  # the old value stays reachable under its name
+        return self._sole_before(base.value, statement, node, _DEPTH)
+
+    def _sole_before(self, name: str, statement: cst.BaseSmallStatement, view: cst.CSTNode | None, depth: int) -> bool:
+        """Is the value `name` holds at `statement` fresh and held by nothing else? Walks back through its block."""
+        line = self.parents.get(statement)
+        block = self.parents.get(line)
+        if depth <= 0 or not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
+                not isinstance(block, cst.IndentedBlock):
+            return False
+        scope = self.scopes.get(statement)
+        if not isinstance(scope, FunctionScope) or name not in scope.assignments or \
+                any(a.scope is not scope for a in scope.assignments[name]):
+            return False  # not a local of this function (a global, a closure's)
+        uses = _uses(scope, name)
+        if any(use.scope is not scope for use in uses):
+            return False  # a nested function or comprehension sees it
+        inside = {id(view)} if view is not None else set()
+        for access in uses:  # the other uses in the view's own statement only read it
+            if self._within(access.node, {id(statement)}) and not self._within(access.node, inside) and \
+                    not self._only_read(access.node, set(), _DEPTH, bind=False):
+                return False
+        body = list(block.body)
+        for earlier in reversed(body[:body.index(line)]):
+            if not isinstance(earlier, cst.SimpleStatementLine):
+                if any(isinstance(n, cst.Name) and n.value == name for n in _walk(earlier)):
+                    return False  # used or bound on some path only
+                continue
+            for small in earlier.body:
+                made = _assigned_value(small, name)
+                if made is not None:
+                    if _fresh(made):
+                        return True
+                    rebased = _view_base(made)
+                    return isinstance(rebased, cst.Name) and rebased.value == name and \
+                        self._sole_before(name, small, made, depth - 1)
+                if not self._only_written_into(small, name):
+                    return False
+        return False  # a parameter, or made in another block
+
+    def _only_written_into(self, statement: cst.BaseSmallStatement, name: str) -> bool:
+        """Does `statement` use `name` only to write into it (`name[i] = v`, `name.fill_(v)`) or to read it?"""
+        for use in _walk(statement):
+            if not (isinstance(use, cst.Name) and use.value == name):
+                continue
+            parent = self.parents.get(use)
+            if isinstance(parent, cst.Attribute) and parent.attr is use:
+                continue  # an attribute called `name`
+            if isinstance(parent, cst.Subscript) and parent.value is use and self._assigned_to(parent) is not None:
+                continue  # `name[i] = v`
+            if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value.endswith("_") and \
+                    isinstance(statement, cst.Expr) and statement.value is self.parents.get(parent):
+                holder = statement.value
+                if not any(isinstance(n, cst.Name) and n.value == name for a in holder.args for n in _walk(a)):
+                    continue  # `name.fill_(v)`: in place, the result dropped
+            if self._only_read(use, set(), _DEPTH, bind=False):
+                continue
+            return False
+        return True
 
     def _name_only_read(self, name: cst.Name, inside: set[int], seen: set, depth: int) -> bool:
         """Is every use of the local `name` (in its function) a read? `inside`: nodes whose uses are the mutant's own."""
@@ -430,6 +597,48 @@ def _root_name(node: cst.CSTNode) -> cst.Name | None:
             node = node.value
         else:
             return None
+
+
+def _view_base(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """What a view chain is taken of: `out` in `out[:n].view(b, n)`, the call in `(a == b).nonzero().view(-1)`."""
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not _is_torch(node) and \
+                node.func.attr.value in ALIAS_METHODS:
+            node = node.func.value
+        elif isinstance(node, cst.Call) and _is_torch(node) and node.func.attr.value in ALIAS_METHODS:
+            if not node.args:
+                return None
+            node = node.args[0].value
+        elif isinstance(node, cst.Attribute) and node.attr.value in ALIAS_ATTRIBUTES:
+            node = node.value
+        else:
+            return node
+
+
+def _fresh(value: cst.BaseExpression) -> bool:
+    """Is `value` a new tensor nothing else refers to (a factory, arithmetic, a copying method's result)?"""
+    if isinstance(value, (cst.BinaryOperation, cst.Comparison)):
+        return True
+    if isinstance(value, cst.UnaryOperation):
+        return isinstance(value.operator, (cst.Minus, cst.BitInvert))
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return False
+    if _is_torch(value):
+        return value.func.attr.value in FRESH_FUNCTIONS
+    return value.func.attr.value in FRESH_METHODS
+
+
+def _assigned_value(statement: cst.BaseSmallStatement, name: str) -> cst.BaseExpression | None:
+    """`EXPR` when `statement` is `name = EXPR` (or `name: T = EXPR`)."""
+    if isinstance(statement, cst.Assign) and len(statement.targets) == 1 and \
+            isinstance(statement.targets[0].target, cst.Name) and statement.targets[0].target.value == name:
+        return statement.value
+    if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name) and \
+            statement.target.value == name and statement.value is not None:
+        return statement.value
+    return None
 
 
 def _is_torch(call: cst.Call) -> bool:

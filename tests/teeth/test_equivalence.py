@@ -14,7 +14,8 @@ from teeth.equivalence import RULES, RULES_BY_NAME, rule_reason
 from teeth.operators import select_operators
 
 # The operators whose mutants each rule's examples are about (the launch rule judges any operator's).
-JUDGED = {"view_only_read": ["view_to_copy"], "already_contiguous": ["stride_assumption"],
+JUDGED = {"view_only_read": ["view_to_copy"], "view_read_at_once": ["view_to_copy"], "fresh_base_view": ["view_to_copy"],
+          "already_contiguous": ["stride_assumption"],
           "unread_launch_keyword": ["shape_dependent_split", "generic.number"]}
 
 
