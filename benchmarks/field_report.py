@@ -9,9 +9,10 @@ target [tool.teeth.targets.NAME] whose `modules` are the installed modules mutat
 1. `install` is pip-installed unless already satisfied (torch pinned to the installed version);
 2. its tests are extracted from the local bare mirror of the upstream repository at the tag (`git archive`), with
    every conftest.py above them, into DIR/NAME/teeth/tests/ (one line and exit 2 when the mirror or tag is missing);
-3. `teeth run --config NAME.toml --target NAME --db DIR/NAME.db`, every operator, fresh database; per-operator kill
-   rates (domain vs generic), the rules' skips, and every surviving domain mutant listed (the list docs/field/NAME.md
-   triages; `teeth show ID --db DIR/NAME.db` has its diff and the tests that ran it);
+3. `teeth run --config NAME.toml --target NAME --db DIR/NAME.db`, every operator, fresh database, with the
+   [package] table's optional `env` set (for both tools); per-operator kill rates (domain vs generic), the rules'
+   skips, and every surviving domain mutant listed (the list docs/field/NAME.md triages; `teeth show ID --db
+   DIR/NAME.db` has its diff and the tests that ran it);
 4. unless --no-mutmut: mutmut 3.8.1 on a copy of the same module files (the package copied to DIR/NAME/mutmut/src,
    which the tests import instead of the installed one), its kill rate and survivors with their diffs.
 Writes DIR/NAME.json with the figures. Needs the package registry only when something is not yet installed.
@@ -30,7 +31,7 @@ import subprocess
 import sys
 import time
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -39,7 +40,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_field import mutmut as run_mutmut, timed  # noqa: E402  (the side-by-side helpers, shared)
 
-PACKAGE_KEYS = {"install", "tests_repo", "tests_ref", "tests", "import"}
+PACKAGE_KEYS = {"install", "tests_repo", "tests_ref", "tests", "import", "env"}
+REQUIRED_KEYS = PACKAGE_KEYS - {"env"}
 BAD_INPUT = 2  # exit code: a config or mirror that cannot be used (one line on stderr)
 TOOL_FAILED = 3  # exit code: teeth or mutmut failed on a package (the others are still measured)
 
@@ -58,6 +60,7 @@ class FieldPackage:
     tests: tuple[str, ...]  # paths inside the upstream repository
     import_name: str  # the top-level package
     modules: tuple[str, ...]  # the teeth target's installed modules
+    env: dict[str, str] = field(default_factory=dict)  # set for both tools' test runs
 
     @property
     def mirror_name(self) -> str:
@@ -76,7 +79,7 @@ def load_package(config: Path) -> FieldPackage:
     table = data.get("package")
     if not isinstance(table, dict):
         raise FieldError(f"{config}: no [package] table (install, tests_repo, tests_ref, tests, import)")
-    missing, unknown = PACKAGE_KEYS - set(table), set(table) - PACKAGE_KEYS
+    missing, unknown = REQUIRED_KEYS - set(table), set(table) - PACKAGE_KEYS
     if missing or unknown:
         raise FieldError(f"{config}: [package] " + "; ".join(
             part for part in (f"missing {', '.join(sorted(missing))}" if missing else "",
@@ -87,6 +90,9 @@ def load_package(config: Path) -> FieldPackage:
     for key in ("tests_repo", "tests_ref", "import"):
         if not isinstance(table[key], str) or not table[key]:
             raise FieldError(f"{config}: [package] {key} must be a non-empty string, not {table[key]!r}")
+    env = table.get("env", {})
+    if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
+        raise FieldError(f"{config}: [package] env must be a table of strings, not {env!r}")
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", table["tests_repo"]):
         raise FieldError(f"{config}: [package] tests_repo must be OWNER/REPO, not {table['tests_repo']!r}")
     target = data.get("tool", {}).get("teeth", {}).get("targets", {}).get(name)
@@ -94,7 +100,7 @@ def load_package(config: Path) -> FieldPackage:
         raise FieldError(f"{config}: no [tool.teeth.targets.{name}] table (the target is named after the file)")
     return FieldPackage(name=name, config=config, install=tuple(table["install"]), tests_repo=table["tests_repo"],
                         tests_ref=table["tests_ref"], tests=tuple(table["tests"]), import_name=table["import"],
-                        modules=tuple(target.get("modules", ())))
+                        modules=tuple(target.get("modules", ())), env=dict(env))
 
 
 def mirror(package: FieldPackage, mirror_root: Path) -> Path:
@@ -209,7 +215,7 @@ def run_teeth(package: FieldPackage, root: Path, config: Path, db: Path, jobs: i
         stale.unlink(missing_ok=True)
     command = [sys.executable, "-m", "teeth.cli", "run", "--config", str(config), "--target", package.name,
                "--db", str(db), "--jobs", str(jobs)]
-    wall, done = timed(command, root, dict(os.environ))
+    wall, done = timed(command, root, {**os.environ, **package.env})
     log.write_text(done.stdout + done.stderr)
     if done.returncode not in (0, 1) or not db.is_file():  # 1: a fail_under gate
         last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
@@ -245,8 +251,8 @@ def changed_lines(diff: str) -> str:
     return f"- {' / '.join(removed)}  + {' / '.join(added)}"
 
 
-def run_mutmut_side(root: Path, jobs: int) -> dict:
-    env = dict(os.environ)
+def run_mutmut_side(package: FieldPackage, root: Path, jobs: int) -> dict:
+    env = {**os.environ, **package.env}
     env.pop("PYTHONPATH", None)  # the tests import the copy under src/ (pytest's pythonpath), nothing else first
     result = run_mutmut(root, jobs, env, diffs=True)
     diffs = result.pop("diffs")
@@ -303,7 +309,7 @@ def measure(package: FieldPackage, mirror_root: Path, out: Path, jobs: int, with
         mutmut_project(package, git_dir, base / "mutmut")
         started = time.perf_counter()
         try:
-            result["mutmut"] = run_mutmut_side(base / "mutmut", jobs)
+            result["mutmut"] = run_mutmut_side(package, base / "mutmut", jobs)
         except SystemExit as exc:  # bench_field.mutmut's failure
             raise FieldError(f"{package.name}: {str(exc)[:300]}") from None
         m = result["mutmut"]

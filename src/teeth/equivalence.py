@@ -52,7 +52,7 @@ CONTIGUOUS_MAKERS = {"empty", "zeros", "ones", "full", "rand", "randn", "arange"
 # `as_tensor`: those may return their input).
 FRESH_FUNCTIONS = {*CONTIGUOUS_MAKERS, "full", "eye", "linspace", "logspace", "randint", "randperm", "zeros_like",
                    "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "cat", "concat", "concatenate",
-                   "stack", "hstack", "vstack", "where", "matmul", "mm", "bmm", "einsum", "cumsum", "index_select",
+                   "stack", "hstack", "vstack", "where", "matmul", "mm", "bmm", "cumsum", "index_select",
                    "gather", "masked_select", "nonzero", "clone", "repeat_interleave"}
 FRESH_METHODS = {"clone", "repeat", "repeat_interleave", "nonzero", "new_zeros", "new_ones", "new_empty", "new_full",
                  "new_tensor", "sum", "mean", "prod", "amax", "amin", "cumsum", "cumprod", "exp", "log", "sqrt", "abs",
