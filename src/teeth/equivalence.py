@@ -48,6 +48,14 @@ LAYOUT_CHANGING = {"transpose_", "t_", "swapdims_", "swapaxes_", "as_strided_", 
 # Calls whose result is always a fresh contiguous tensor.
 CONTIGUOUS_MAKERS = {"empty", "zeros", "ones", "full", "rand", "randn", "arange", "tensor"}
 
+# torch.X calls that always return a new tensor (never one of their arguments, never a view of one).
+FRESH_FUNCTIONS = {"tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand",
+                   "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+                   "randn_like", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "matmul",
+                   "mm", "bmm", "where", "clone"}
+# Methods that always return a new tensor.
+FRESH_METHODS = {"clone", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "matmul", "mm", "bmm"}
+
 _DEPTH = 12  # how many bindings a view is followed through
 
 
@@ -127,6 +135,47 @@ RULES = (
             "def launch(x, n):\n    k = other\n    k[(n,)](x, n, BLOCK_SIZE=128)\n",  # rebound: not that kernel
         ),
     ),
+    Rule(
+        "view_read_at_once", "the view is read once where it is made, by an operation that returns a new value, in a "
+        "statement that writes nothing: no write can land between making it and reading it",
+        ("view_to_copy",),
+        suppresses=(
+            "def f(boxes):\n    check(boxes)\n    return (boxes[:, 4:, 2] - boxes[:, :4, 2] + 1)[:, 0]\n",
+            "def f(x, order):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
+            "def f(x, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
+            "def f(x, n):\n    while x[:n].sum() > 0:\n        x = helper(x)\n    return x\n",
+        ),
+        keeps=(
+            "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
+            "def f(x, n):\n    helper(x[:n])\n",  # an unknown callee may write through it
+            "def f(x, n):\n    return x[:n] + x.add_(1)\n",  # the base written after the view is made, then read
+            "def f(x, n):\n    return x[:n] + helper(x)\n",  # an unknown callee in the same statement
+            "def f(x, n):\n    x += x[:n]\n",  # read while its base is written in place
+            "def f(x, n):\n    torch.add(x[:n], 1, out=x)\n",  # out= writes the base while the view is read
+            "def f(x, n):\n    rows = x[:n]\n    helper(x)\n    return rows.sum()\n",  # named: read later
+            "def f(x, n):\n    return [r.sum() for r in x[:n]]\n",  # iterated: its rows are views too
+        ),
+    ),
+    Rule(
+        "view_of_fresh", "the view is of a tensor made in the same expression that nothing else holds: no one else can "
+        "see through it, and a copy holds the same values",
+        ("view_to_copy",),
+        suppresses=(
+            "def f(images):\n    return torch.stack(images, dim=0).permute(0, 3, 1, 2)\n",
+            "def f(x, h, w):\n    dst = torch.tensor([[0, 0], [w - 1, h - 1]]).expand(x.shape[0], -1, -1)\n"
+            "    return crop(x, dst)\n",
+            "def f(a, b):\n    return helper((a + b)[:, :4].unsqueeze(0))\n",
+            "def f(x):\n    return torch.narrow(x.clone(), 0, 0, 1)\n",
+        ),
+        keeps=(
+            "def f(x):\n    return x.permute(1, 0)\n",  # a view of the argument: the caller holds its base
+            "def f(x):\n    y = torch.cat([x, x])\n    return y[:2], y\n",  # the base is named and returned too
+            "def f(x):\n    return x.float().view(-1)\n",  # .float() may return x itself
+            "def f(x):\n    return helper(x).view(-1)\n",  # an unknown callee may return a view of x
+            "def f(x):\n    return torch.as_tensor(x).view(-1)\n",  # as_tensor may return x itself
+            "def f(x, out):\n    return torch.cat([x, x], out=out)[:2]\n",  # out= returns the caller's tensor
+        ),
+    ),
 )
 RULES_BY_NAME = {rule.name: rule for rule in RULES}
 
@@ -145,9 +194,9 @@ class EquivalenceRules:
         self.contiguous_decorators = set(contiguous_decorators)
 
     def reason(self, node: cst.CSTNode, replacement: cst.CSTNode, operator: str) -> str | None:
-        for rule, judge in ((RULES[0], self._view_only_read), (RULES[1], self._already_contiguous),
-                            (RULES[2], self._unread_launch_keyword)):
-            if (rule.operators is None or operator in rule.operators) and judge(node, replacement):
+        for rule in RULES:  # each rule's judge is the method named after it
+            if (rule.operators is None or operator in rule.operators) and getattr(self, f"_{rule.name}")(
+                    node, replacement):
                 return rule_reason(rule)
         return None
 
@@ -393,6 +442,102 @@ class EquivalenceRules:
         if len(found) != 1 or not isinstance(found[0].node, cst.FunctionDef) or not is_kernel(found[0].node):
             return None
         return found[0].node
+
+    # -- view_read_at_once ---------------------------------------------------------------------------------------
+
+    def _view_read_at_once(self, node, replacement) -> bool:
+        return self._read_here(node, _DEPTH) and self._writes_nothing(self._statement_part(node))
+
+    def _read_here(self, node: cst.CSTNode, depth: int) -> bool:
+        """Is the (unnamed) value of `node` read right where it is made, into a new value?"""
+        if depth <= 0:
+            return False
+        parent = self.parents.get(node)
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
+                               cst.Index, cst.Slice)):
+            return True  # arithmetic, a comparison, an index: a new value
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            holder = self.parents.get(parent)
+            if isinstance(holder, cst.Call) and holder.func is parent:
+                if parent.attr.value in PURE_METHODS and not _has_out(holder):
+                    return True
+                return parent.attr.value in ALIAS_METHODS and self._read_here(holder, depth - 1)
+            if parent.attr.value in PURE_ATTRIBUTES:
+                return self._assigned_to(parent) is None
+            return parent.attr.value in ALIAS_ATTRIBUTES and self._read_here(parent, depth - 1)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            return self._assigned_to(parent) is None and self._read_here(parent, depth - 1)
+        if isinstance(parent, cst.Element):  # `torch.cat([x[:n], y])`
+            container = self.parents.get(parent)
+            if not isinstance(container, (cst.List, cst.Tuple)):
+                return False
+            parent = self.parents.get(container)
+        if isinstance(parent, cst.Arg) and not parent.star:
+            call = self.parents.get(parent)
+            return isinstance(call, cst.Call) and _callee_name(call) in PURE_FUNCTIONS and not _has_out(call)
+        return False
+
+    def _statement_part(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The simple statement `node` is in, or the part of a compound one (an `if`'s test), or a lambda's body."""
+        child, parent = node, self.parents.get(node)
+        while parent is not None:
+            if isinstance(parent, cst.BaseSmallStatement):
+                return parent
+            if isinstance(parent, (cst.BaseCompoundStatement, cst.Lambda)):
+                return child
+            child, parent = parent, self.parents.get(parent)
+        return None
+
+    @staticmethod
+    def _writes_nothing(part: cst.CSTNode | None) -> bool:
+        """Does evaluating `part` call only functions and methods that write no tensor?"""
+        if part is None:
+            return False
+        for call in _walk(part):
+            if not isinstance(call, cst.Call):
+                continue
+            if _has_out(call):
+                return False
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+            if _callee_name(call) not in PURE_FUNCTIONS and method not in PURE_METHODS | set(ALIAS_METHODS):
+                return False
+        return True
+
+    # -- view_of_fresh -------------------------------------------------------------------------------------------
+
+    def _view_of_fresh(self, node, replacement) -> bool:
+        base = node
+        for _ in range(_DEPTH):
+            if isinstance(base, cst.Subscript):
+                base = base.value
+            elif isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and _is_torch(base) and \
+                    base.func.attr.value in ALIAS_METHODS:
+                if not base.args or base.args[0].keyword is not None:
+                    return False
+                base = base.args[0].value  # torch.narrow(fresh, ...)
+            elif isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and not _is_torch(base) and \
+                    base.func.attr.value in ALIAS_METHODS:
+                base = base.func.value  # fresh.permute(...), or fresh.float(): fresh itself or a copy
+            elif isinstance(base, cst.Attribute) and base.attr.value in ALIAS_ATTRIBUTES:
+                base = base.value
+            else:
+                return base is not node and _fresh(base)
+        return False
+
+
+def _has_out(call: cst.Call) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args)
+
+
+def _fresh(expr: cst.BaseExpression) -> bool:
+    """Does `expr` always make a new tensor (arithmetic, a torch factory, cat/stack, .clone())?"""
+    if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+        return True
+    if not isinstance(expr, cst.Call) or _has_out(expr) or not isinstance(expr.func, cst.Attribute):
+        return False
+    if _is_torch(expr):
+        return expr.func.attr.value in FRESH_FUNCTIONS
+    return expr.func.attr.value in FRESH_METHODS
 
 
 def _uses(scope: Scope, name: str):
