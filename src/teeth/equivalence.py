@@ -48,19 +48,18 @@ LAYOUT_CHANGING = {"transpose_", "t_", "swapdims_", "swapaxes_", "as_strided_", 
 # Calls whose result is always a fresh contiguous tensor.
 CONTIGUOUS_MAKERS = {"empty", "zeros", "ones", "full", "rand", "randn", "arange", "tensor"}
 
-# Calls and methods whose result is a new tensor that shares storage with nothing (not `to`, `contiguous`, `reshape`,
-# `as_tensor`: those may return their input).
-FRESH_FUNCTIONS = {*CONTIGUOUS_MAKERS, "full", "eye", "linspace", "logspace", "randint", "randperm", "zeros_like",
-                   "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "cat", "concat", "concatenate",
-                   "stack", "hstack", "vstack", "where", "matmul", "mm", "bmm", "cumsum", "index_select",
-                   "gather", "masked_select", "nonzero", "clone", "repeat_interleave"}
-FRESH_METHODS = {"clone", "repeat", "repeat_interleave", "nonzero", "new_zeros", "new_ones", "new_empty", "new_full",
-                 "new_tensor", "sum", "mean", "prod", "amax", "amin", "cumsum", "cumprod", "exp", "log", "sqrt", "abs",
-                 "neg", "add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge", "index_select",
-                 "gather", "masked_select", "masked_fill", "index_add", "index_copy", "scatter", "scatter_add",
-                 "scatter_reduce", "matmul", "mm", "bmm", "softmax", "log_softmax", "argsort", "argmax", "argmin"}
-# Calls a statement may make around a view read in it: they write no tensor argument.
-READING_METHODS = PURE_METHODS | set(ALIAS_METHODS) | {"size", "dim", "numel"}
+# torch.X calls that always return a new tensor (never one of their arguments, never a view of one).
+FRESH_FUNCTIONS = {"tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand",
+                   "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+                   "randn_like", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "matmul",
+                   "mm", "bmm", "where", "clone", "cumsum", "index_select", "gather", "masked_select", "nonzero",
+                   "repeat_interleave"}
+# Methods that always return a new tensor (not `to`, `float`, `contiguous`, `reshape`: those may return their receiver).
+FRESH_METHODS = {"clone", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "matmul", "mm", "bmm",
+                 "repeat", "repeat_interleave", "nonzero", "sum", "mean", "prod", "amax", "amin", "cumsum", "cumprod",
+                 "exp", "log", "sqrt", "abs", "neg", "add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt",
+                 "ge", "index_select", "gather", "masked_select", "masked_fill", "index_add", "index_copy", "scatter",
+                 "scatter_add", "scatter_reduce", "softmax", "log_softmax", "argsort", "argmax", "argmin"}
 
 _DEPTH = 12  # how many bindings a view is followed through
 
@@ -104,48 +103,6 @@ RULES = (
         ),
     ),
     Rule(
-        "view_read_at_once", "the view is read in the statement that makes it, which writes nothing it could see",
-        ("view_to_copy",),
-        suppresses=(
-            "def f(ptr, src):\n    count = ptr[1:] - ptr[:-1]\n    helper(ptr)\n    return count\n",
-            "def f(x, n):\n    total = x[:n].sum() * 2\n    x.zero_()\n    return total\n",
-            "def f(x, w, n):\n    y = torch.matmul(x.narrow(0, 0, n), w).exp()\n    store(x)\n    return y\n",
-        ),
-        keeps=(
-            "def f(x, n):\n    return x[:n] + x.add_(1)\n",  # the base written in the same statement, after the view
-            "def f(x, n):\n    return x[:n] + helper(x)\n",  # an unknown callee in the statement may write it
-            "def f(x, n):\n    head = x[:n]\n    x.zero_()\n    return head.sum()\n",  # bound, the base written
-            "def f(x, n):\n    x[:n].zero_()\n    return x\n",  # written through
-            "def f(x, n):\n    helper(x)\n    return x[:n]\n",  # returned
-            "def f(x, n):\n    if x[:n].sum() > 0:\n        x.zero_()\n    return x\n",  # not a simple statement
-        ),
-    ),
-    Rule(
-        "fresh_base_view", "the view is of a tensor made in this function that nothing else holds: only the view "
-        "reaches its storage",
-        ("view_to_copy",),
-        suppresses=(
-            "def f(x, idx, n):\n    out = x.new_zeros(n + 1, 4)\n    out[idx] = x\n    out = out[:n]\n    return out\n",
-            "def f(x, b, n):\n    mask = torch.zeros(b * n + 1, dtype=torch.bool)\n    mask[x] = 1\n"
-            "    mask = mask[:b * n]\n    mask = mask.view(b, n)\n    return mask\n",
-            "def f(x, size):\n    out = torch.as_tensor(0.0)\n    out = out.repeat(size)\n    out.fill_(1)\n"
-            "    out = out.view(2, -1)\n    return out\n",
-            "def f(a, b, out):\n    hits = (a == b).nonzero().view(-1)\n    out[hits] = 1\n    return hits\n",
-            "def f(src):\n    return torch.full((1,), 2.0).expand_as(src)\n",
-        ),
-        keeps=(
-            "def f(x, n):\n    return x[:n]\n",  # a view of a parameter: the caller holds the base
-            "def f(n):\n    out = torch.zeros(n)\n    keep = out\n    out = out[:2]\n    return out, keep\n",  # aliased
-            "def f(n):\n    out = torch.zeros(n)\n    head = out[:2]\n    out.fill_(1)\n    return head\n",  # base used
-            "def f(x, n):\n    out = helper(x)\n    out = out[:n]\n    return out\n",  # not known to be fresh
-            "def f(x, n):\n    out = x.to(torch.float32)\n    out = out[:n]\n    return out\n",  # `to` may return x
-            "def f(n):\n    out = torch.zeros(n)\n    register(out)\n    out = out[:2]\n    return out\n",  # escaped
-            "def f(n, c):\n    out = torch.zeros(n)\n    if c:\n        keep.append(out)\n    out = out[:2]\n"
-            "    return out\n",  # escaped on one path
-            "def f(x, n):\n    out = x\n    out = out[:n]\n    return out\n",  # the parameter under another name
-        ),
-    ),
-    Rule(
         "already_contiguous", "the tensor is already contiguous here: .contiguous() returns it unchanged",
         ("stride_assumption",),
         suppresses=(
@@ -183,6 +140,73 @@ RULES = (
             "def launch(x, n):\n    k = other\n    k[(n,)](x, n, BLOCK_SIZE=128)\n",  # rebound: not that kernel
         ),
     ),
+    Rule(
+        "view_read_at_once", "the view is read once where it is made, by an operation that returns a new value, in a "
+        "statement that writes nothing: no write can land between making it and reading it",
+        ("view_to_copy",),
+        suppresses=(
+            "def f(boxes):\n    check(boxes)\n    return (boxes[:, 4:, 2] - boxes[:, :4, 2] + 1)[:, 0]\n",
+            "def f(x, order):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
+            "def f(x, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
+            "def f(x, n):\n    while x[:n].sum() > 0:\n        x = helper(x)\n    return x\n",
+        ),
+        keeps=(
+            "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
+            "def f(x, n):\n    helper(x[:n])\n",  # an unknown callee may write through it
+            "def f(x, n):\n    return x[:n] + x.add_(1)\n",  # the base written after the view is made, then read
+            "def f(x, n):\n    return x[:n] + helper(x)\n",  # an unknown callee in the same statement
+            "def f(x, n):\n    x += x[:n]\n",  # read while its base is written in place
+            "def f(x, n):\n    torch.add(x[:n], 1, out=x)\n",  # out= writes the base while the view is read
+            "def f(x, n):\n    rows = x[:n]\n    helper(x)\n    return rows.sum()\n",  # named: read later
+            "def f(x, n):\n    return [r.sum() for r in x[:n]]\n",  # iterated: its rows are views too
+        ),
+    ),
+    Rule(
+        "view_of_fresh", "the view is of a tensor made in the same expression that nothing else holds: no one else can "
+        "see through it, and a copy holds the same values",
+        ("view_to_copy",),
+        suppresses=(
+            "def f(images):\n    return torch.stack(images, dim=0).permute(0, 3, 1, 2)\n",
+            "def f(x, h, w):\n    dst = torch.tensor([[0, 0], [w - 1, h - 1]]).expand(x.shape[0], -1, -1)\n"
+            "    return crop(x, dst)\n",
+            "def f(a, b):\n    return helper((a + b)[:, :4].unsqueeze(0))\n",
+            "def f(x):\n    return torch.narrow(x.clone(), 0, 0, 1)\n",
+        ),
+        keeps=(
+            "def f(x):\n    return x.permute(1, 0)\n",  # a view of the argument: the caller holds its base
+            "def f(x):\n    y = torch.cat([x, x])\n    return y[:2], y\n",  # the base is named and returned too
+            "def f(x):\n    return x.float().view(-1)\n",  # .float() may return x itself
+            "def f(x):\n    return helper(x).view(-1)\n",  # an unknown callee may return a view of x
+            "def f(x):\n    return torch.as_tensor(x).view(-1)\n",  # as_tensor may return x itself
+            "def f(x, out):\n    return torch.cat([x, x], out=out)[:2]\n",  # out= returns the caller's tensor
+        ),
+    ),
+    Rule(
+        "view_of_fresh_local", "the view is of a local made fresh in this function (only written into or read since) "
+        "whose name the view's statement rebinds or returns: only the view reaches its storage",
+        ("view_to_copy",),
+        suppresses=(
+            "def f(x, idx, n):\n    out = x.new_zeros(n + 1, 4)\n    out[idx] = x\n    out = out[:n]\n    return out\n",
+            "def f(x, b, n):\n    mask = torch.zeros(b * n + 1, dtype=torch.bool)\n    mask[x] = 1\n"
+            "    mask = mask[:b * n]\n    mask = mask.view(b, n)\n    return mask\n",
+            "def f(x, size):\n    out = torch.as_tensor(0.0)\n    out = out.repeat(size)\n    out.fill_(1)\n"
+            "    out = out.view(2, -1)\n    return out\n",
+            "def f(a, b, n):\n    hits = (a == b).nonzero()\n    hits = hits.view(-1)[:n]\n    return hits\n",
+        ),
+        keeps=(
+            "def f(x, n):\n    return x[:n]\n",  # a view of a parameter: the caller holds the base
+            "def f(n):\n    out = torch.zeros(n)\n    keep = out\n    out = out[:2]\n    return out, keep\n",  # aliased
+            "def f(n):\n    out = torch.zeros(n)\n    head = out[:2]\n    out.fill_(1)\n    return head\n",  # base used
+            "def f(x, n):\n    out = helper(x)\n    out = out[:n]\n    return out\n",  # not known to be fresh
+            "def f(x, n):\n    out = x.to(torch.float32)\n    out = out[:n]\n    return out\n",  # `to` may return x
+            "def f(n):\n    out = torch.zeros(n)\n    register(out)\n    out = out[:2]\n    return out\n",  # escaped
+            "def f(n, c):\n    out = torch.zeros(n)\n    if c:\n        keep.append(out)\n    out = out[:2]\n"
+            "    return out\n",  # escaped on one path
+            "def f(x, n):\n    out = x\n    out = out[:n]\n    return out\n",  # the parameter under another name
+            "def f(n):\n    def g():\n        return out\n    out = torch.zeros(n)\n    keep = g()\n    out = out[:2]\n"
+            "    return out, keep\n",  # a closure hands the base out
+        ),
+    ),
 )
 RULES_BY_NAME = {rule.name: rule for rule in RULES}
 
@@ -201,11 +225,9 @@ class EquivalenceRules:
         self.contiguous_decorators = set(contiguous_decorators)
 
     def reason(self, node: cst.CSTNode, replacement: cst.CSTNode, operator: str) -> str | None:
-        judges = {"view_only_read": self._view_only_read, "view_read_at_once": self._view_read_at_once,
-                  "fresh_base_view": self._fresh_base_view, "already_contiguous": self._already_contiguous,
-                  "unread_launch_keyword": self._unread_launch_keyword}
-        for rule in RULES:
-            if (rule.operators is None or operator in rule.operators) and judges[rule.name](node, replacement):
+        for rule in RULES:  # each rule's judge is the method named after it
+            if (rule.operators is None or operator in rule.operators) and getattr(self, f"_{rule.name}")(
+                    node, replacement):
                 return rule_reason(rule)
         return None
 
@@ -280,22 +302,19 @@ class EquivalenceRules:
             return False
         return False  # returned, yielded, stored, iterated, captured: it escapes
 
-    # -- view_read_at_once ---------------------------------------------------------------------------------------
+    # -- view_of_fresh_local -------------------------------------------------------------------------------------
 
-    def _view_read_at_once(self, node, replacement) -> bool:
-        """The view goes only into reads within its own simple statement, and every call of that statement is known
-        to write no argument: no write can happen between the view's making and its reading."""
-        if not self._only_read(node, set(), _DEPTH, bind=False):
+    def _view_of_fresh_local(self, node, replacement) -> bool:
+        """The view's base is a local made fresh in the same block (only written into, or read, since) whose name
+        the view's statement rebinds or returns: no other reference to the storage exists. (A fresh temporary base is
+        view_of_fresh's.)"""
+        base = _view_base(node)
+        if not isinstance(base, cst.Name):
             return False
         statement = self._small_statement(node)
-        if statement is None:
-            return False
-        for inner in _walk(statement):
-            if isinstance(inner, (cst.NamedExpr, cst.Lambda, cst.Yield, cst.Await, cst.BaseComp)):
-                return False
-            if isinstance(inner, cst.Call) and not self._reading_call(inner):
-                return False
-        return True
+        if not isinstance(statement, cst.Return) and _assigned_value(statement, base.value) is None:
+            return False  # the old value stays reachable under its name
+        return self._sole_before(base.value, statement, node, _DEPTH)
 
     def _small_statement(self, node: cst.CSTNode) -> cst.BaseSmallStatement | None:
         """The simple statement (an assignment, expression, return) `node` is in; None inside a compound header."""
@@ -304,32 +323,6 @@ class EquivalenceRules:
                 return None
             node = self.parents.get(node)
         return node
-
-    @staticmethod
-    def _reading_call(call: cst.Call) -> bool:
-        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
-            return False
-        if _callee_name(call) in PURE_FUNCTIONS:
-            return True
-        return isinstance(call.func, cst.Attribute) and not _is_torch(call) and call.func.attr.value in READING_METHODS
-
-    # -- fresh_base_view -----------------------------------------------------------------------------------------
-
-    def _fresh_base_view(self, node, replacement) -> bool:
-        """The view's base is a fresh temporary, or a local made fresh in the same block (only written into, or
-        read, since) whose name the view's statement rebinds or returns: no other reference to the storage exists."""
-        base = _view_base(node)
-        if base is None:
-            return False
-        if not isinstance(base, cst.Name):
-            return _fresh(base)
-        statement = self._small_statement(node)
-        if isinstance(statement, cst.Return):
-            pass
-        elif not (isinstance(statement, cst.Assign) and len(statement.targets) == 1 and
-                  isinstance(statement.targets[0].target, cst.Name) and statement.targets[0].target.value == base.value):
-            return False  # the old value stays reachable under its name
-        return self._sole_before(base.value, statement, node, _DEPTH)
 
     def _sole_before(self, name: str, statement: cst.BaseSmallStatement, view: cst.CSTNode | None, depth: int) -> bool:
         """Is the value `name` holds at `statement` fresh and held by nothing else? Walks back through its block."""
@@ -561,6 +554,102 @@ class EquivalenceRules:
             return None
         return found[0].node
 
+    # -- view_read_at_once ---------------------------------------------------------------------------------------
+
+    def _view_read_at_once(self, node, replacement) -> bool:
+        return self._read_here(node, _DEPTH) and self._writes_nothing(self._statement_part(node))
+
+    def _read_here(self, node: cst.CSTNode, depth: int) -> bool:
+        """Is the (unnamed) value of `node` read right where it is made, into a new value?"""
+        if depth <= 0:
+            return False
+        parent = self.parents.get(node)
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
+                               cst.Index, cst.Slice)):
+            return True  # arithmetic, a comparison, an index: a new value
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            holder = self.parents.get(parent)
+            if isinstance(holder, cst.Call) and holder.func is parent:
+                if parent.attr.value in PURE_METHODS and not _has_out(holder):
+                    return True
+                return parent.attr.value in ALIAS_METHODS and self._read_here(holder, depth - 1)
+            if parent.attr.value in PURE_ATTRIBUTES:
+                return self._assigned_to(parent) is None
+            return parent.attr.value in ALIAS_ATTRIBUTES and self._read_here(parent, depth - 1)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            return self._assigned_to(parent) is None and self._read_here(parent, depth - 1)
+        if isinstance(parent, cst.Element):  # `torch.cat([x[:n], y])`
+            container = self.parents.get(parent)
+            if not isinstance(container, (cst.List, cst.Tuple)):
+                return False
+            parent = self.parents.get(container)
+        if isinstance(parent, cst.Arg) and not parent.star:
+            call = self.parents.get(parent)
+            return isinstance(call, cst.Call) and _callee_name(call) in PURE_FUNCTIONS and not _has_out(call)
+        return False
+
+    def _statement_part(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The simple statement `node` is in, or the part of a compound one (an `if`'s test), or a lambda's body."""
+        child, parent = node, self.parents.get(node)
+        while parent is not None:
+            if isinstance(parent, cst.BaseSmallStatement):
+                return parent
+            if isinstance(parent, (cst.BaseCompoundStatement, cst.Lambda)):
+                return child
+            child, parent = parent, self.parents.get(parent)
+        return None
+
+    @staticmethod
+    def _writes_nothing(part: cst.CSTNode | None) -> bool:
+        """Does evaluating `part` call only functions and methods that write no tensor?"""
+        if part is None:
+            return False
+        for call in _walk(part):
+            if not isinstance(call, cst.Call):
+                continue
+            if _has_out(call):
+                return False
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+            if _callee_name(call) not in PURE_FUNCTIONS and method not in PURE_METHODS | set(ALIAS_METHODS):
+                return False
+        return True
+
+    # -- view_of_fresh -------------------------------------------------------------------------------------------
+
+    def _view_of_fresh(self, node, replacement) -> bool:
+        base = node
+        for _ in range(_DEPTH):
+            if isinstance(base, cst.Subscript):
+                base = base.value
+            elif isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and _is_torch(base) and \
+                    base.func.attr.value in ALIAS_METHODS:
+                if not base.args or base.args[0].keyword is not None:
+                    return False
+                base = base.args[0].value  # torch.narrow(fresh, ...)
+            elif isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and not _is_torch(base) and \
+                    base.func.attr.value in ALIAS_METHODS:
+                base = base.func.value  # fresh.permute(...), or fresh.float(): fresh itself or a copy
+            elif isinstance(base, cst.Attribute) and base.attr.value in ALIAS_ATTRIBUTES:
+                base = base.value
+            else:
+                return base is not node and _fresh(base)
+        return False
+
+
+def _has_out(call: cst.Call) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args)
+
+
+def _fresh(expr: cst.BaseExpression) -> bool:
+    """Does `expr` always make a new tensor (arithmetic, a torch factory, cat/stack, .clone())?"""
+    if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+        return True
+    if not isinstance(expr, cst.Call) or _has_out(expr) or not isinstance(expr.func, cst.Attribute):
+        return False
+    if _is_torch(expr):
+        return expr.func.attr.value in FRESH_FUNCTIONS
+    return expr.func.attr.value in FRESH_METHODS
+
 
 def _uses(scope: Scope, name: str):
     """Every access of `name` that refers to the scope's own assignments of it, nested scopes included."""
@@ -615,19 +704,6 @@ def _view_base(node: cst.CSTNode) -> cst.BaseExpression | None:
             node = node.value
         else:
             return node
-
-
-def _fresh(value: cst.BaseExpression) -> bool:
-    """Is `value` a new tensor nothing else refers to (a factory, arithmetic, a copying method's result)?"""
-    if isinstance(value, (cst.BinaryOperation, cst.Comparison)):
-        return True
-    if isinstance(value, cst.UnaryOperation):
-        return isinstance(value.operator, (cst.Minus, cst.BitInvert))
-    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
-        return False
-    if _is_torch(value):
-        return value.func.attr.value in FRESH_FUNCTIONS
-    return value.func.attr.value in FRESH_METHODS
 
 
 def _assigned_value(statement: cst.BaseSmallStatement, name: str) -> cst.BaseExpression | None:

@@ -14,7 +14,7 @@ from teeth.equivalence import RULES, RULES_BY_NAME, rule_reason
 from teeth.operators import select_operators
 
 # The operators whose mutants each rule's examples are about (the launch rule judges any operator's).
-JUDGED = {"view_only_read": ["view_to_copy"], "view_read_at_once": ["view_to_copy"], "fresh_base_view": ["view_to_copy"],
+JUDGED = {"view_only_read": ["view_to_copy"], "view_of_fresh_local": ["view_to_copy"],
           "already_contiguous": ["stride_assumption"],
           "unread_launch_keyword": ["shape_dependent_split", "generic.number"]}
 
@@ -169,3 +169,26 @@ def test_config_skips_are_recorded_skipped_with_their_reason(project, teeth):
     assert in_total and {(r["status"], r["detail"]) for r in in_total} == {("skipped", "skip: rows.py::total (config)")}
     others = [r for m, r in after.items() if m != chosen and r["function"] != "total"]
     assert others and all(r["status"] != "skipped" for r in others)
+
+
+# -- field report, kornia (issue 15): two view_to_copy rules seen on kornia 0.8.3 ------------------------------------
+# Their examples run through the parametrized tests above; these check the forms as kornia writes them.
+
+JUDGED.update({"view_read_at_once": ["view_to_copy"], "view_of_fresh": ["view_to_copy"]})
+
+
+def test_kornias_index_views_are_read_at_once_but_a_named_one_is_not(tmp_path):
+    source = ("def nms(x1, areas, scores):\n    _, order = scores.sort(descending=True)\n    keep = []\n"
+              "    while order.shape[0] > 0:\n        i = order[0]\n        keep.append(i)\n"
+              "        xx1 = torch.max(x1[i], x1[order[1:]])\n        ovr = xx1 / (areas[i] + areas[order[1:]])\n"
+              "        rest = order[1:]\n        order = helper(rest, ovr)\n    return torch.stack(keep)\n")
+    skips = {m.line: m.skip for m in discovered(tmp_path, source, ["view_to_copy"])}
+    reason = rule_reason(RULES_BY_NAME["view_read_at_once"])
+    assert skips == {7: reason, 8: reason, 9: None}  # line 9: named, then handed to an unknown callee
+
+
+def test_a_view_of_a_fresh_stack_is_suppressed_but_a_view_of_the_argument_is_not(tmp_path):
+    source = ("def to_tensor(images, image):\n    batch = torch.stack(images, dim=0).permute(0, 3, 1, 2)\n"
+              "    one = image.permute(2, 0, 1)\n    return batch, one\n")
+    skips = {m.line: m.skip for m in discovered(tmp_path, source, ["view_to_copy"])}
+    assert skips == {2: rule_reason(RULES_BY_NAME["view_of_fresh"]), 3: None}

@@ -32,9 +32,10 @@ class ViewToCopy(Operator):
         if isinstance(parent, cst.Attribute) and parent.attr.value in ("clone", "contiguous"):
             return  # already copied
         if isinstance(node, cst.Subscript):
-            if narrowing_slices(node):
+            if narrowing_slices(node) and not _sizes(node.value):
                 yield _clone(node)
-        elif method_call(node, *VIEW_METHODS) or torch_call(node, "narrow", "select", "as_strided"):
+        elif (method_call(node, *VIEW_METHODS) and not _functional(node.func.value)) or torch_call(
+                node, "narrow", "select", "as_strided"):
             yield _clone(node)
 
     def examples(self):
@@ -43,4 +44,27 @@ class ViewToCopy(Operator):
             Example("rows = t[start:stop]", ("rows = t[start:stop].clone()",)),
             Example("scaled = x * rstd[:, None]", ()),
             Example("rows = t.narrow(0, start, size).clone()", ()),
+            Example("cols = F.unfold(x, kernel_size=3)", ()),  # im2col: a new tensor, not a view
+            Example("hw = x.shape[-2:]", ()),  # sizes, not a tensor
+            Example("hw = x.size()[-2:]", ()),
         ]
+
+
+def _functional(receiver: cst.BaseExpression) -> bool:
+    """`F`, `nn.functional` or `torch.nn.functional`: their functions return new tensors, never views."""
+    names = []
+    while isinstance(receiver, cst.Attribute):
+        names.append(receiver.attr.value)
+        receiver = receiver.value
+    if not isinstance(receiver, cst.Name):
+        return False
+    dotted = ".".join([receiver.value, *reversed(names)])
+    return dotted in ("F", "nn.functional", "torch.nn.functional")
+
+
+def _sizes(value: cst.BaseExpression) -> bool:
+    """`x.shape` or `x.size()`: a torch.Size, whose slice is a tuple of sizes with no .clone()."""
+    if isinstance(value, cst.Attribute):
+        return value.attr.value == "shape"
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "size" \
+        and not value.args
