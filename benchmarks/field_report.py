@@ -182,11 +182,15 @@ def is_domain(operator: str) -> bool:
 
 def teeth_figures(db: Path) -> dict:
     """The latest run in db: counts, per-operator kill rates, domain and generic totals, skips, domain survivors."""
+    from teeth.errors import TeethError
     from teeth.report.lines import change_text
     from teeth.store import Store, kill_rate
 
     store = Store(db, create=False)
-    run_id = store.latest_run(None)["id"]
+    run = store.latest_run(None, "completed")
+    if run is None:
+        raise TeethError(f"no completed run in {db}")
+    run_id = run["id"]
     rows = store.results(run_id)
     per_operator = store.kill_rates(run_id, by=("operator",))
     groups: dict[str, dict] = {}
@@ -217,10 +221,17 @@ def run_teeth(package: FieldPackage, root: Path, config: Path, db: Path, jobs: i
                "--db", str(db), "--jobs", str(jobs)]
     wall, done = timed(command, root, {**os.environ, **package.env})
     log.write_text(done.stdout + done.stderr)
-    if done.returncode not in (0, 1) or not db.is_file():  # 1: a fail_under gate
-        last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
-        raise FieldError(f"{package.name}: teeth run exited {done.returncode}: {last} (log: {log})")
-    return {"wall": wall, **teeth_figures(db)}
+    last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+    failed = FieldError(f"{package.name}: teeth run exited {done.returncode}: {last} (log: {log})")
+    if done.returncode not in (0, 1):  # 1: a fail_under gate, or a crash (then there is no completed run)
+        raise failed
+    from teeth.errors import TeethError
+
+    try:
+        figures = teeth_figures(db)
+    except TeethError:
+        raise failed from None
+    return {"wall": wall, **figures}
 
 
 def mutmut_project(package: FieldPackage, git_dir: Path, root: Path) -> None:
