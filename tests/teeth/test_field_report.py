@@ -103,6 +103,15 @@ def test_a_package_key_missing_or_unknown_is_named(field_report, tmp_path):
         field_report.load_package(config)
 
 
+def test_a_package_env_must_be_a_table_of_strings(field_report, tmp_path):
+    config = tmp_path / "rowpkg.toml"
+    config.write_text(CONFIG.format(tag="v1.0").replace('import = "rowpkg"', 'import = "rowpkg"\nenv = { N = 1 }'))
+    with pytest.raises(field_report.FieldError, match="env must be a table of strings"):
+        field_report.load_package(config)
+    config.write_text(CONFIG.format(tag="v1.0").replace('import = "rowpkg"', 'import = "rowpkg"\nenv = { N = "1" }'))
+    assert field_report.load_package(config).env == {"N": "1"}
+
+
 def test_the_tests_are_extracted_at_the_tag_with_the_conftests_above_them_and_nothing_else(field_report, tmp_path):
     bare = upstream(tmp_path / "mirrors", tmp_path / "work")
     package = field_report.load_package(field_dir(tmp_path) / "rowpkg.toml")
