@@ -18,7 +18,7 @@ from teeth.errors import ConfigError  # noqa: E402
 from teeth.invariance.bounds import OutOfBounds, bounds_checked  # noqa: E402
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table  # noqa: E402
 from teeth.workers.interpreter import gaps_closed  # noqa: E402
-from teeth.workers.zygote import _check_of  # noqa: E402
+from teeth.workers.pytest_runner import check_of  # noqa: E402
 
 
 @triton.jit
@@ -80,8 +80,8 @@ def test_an_out_of_bounds_access_is_recorded_under_check_bounds_through_the_inte
     with gaps_closed(), bounds_checked(), pytest.raises(Exception) as caught:
         _add_eps[(1,)](x, torch.empty_like(x), 6, 0.5, BLOCK=8)  # n one past the tensor
     assert not isinstance(caught.value, OutOfBounds)  # re-raised as the interpreter's own error
-    assert _check_of(caught.value) == "bounds"
-    assert _check_of(AssertionError("plain")) is None
+    assert check_of(caught.value) == "bounds"
+    assert check_of(AssertionError("plain")) is None
 
 
 def test_bounds_checking_is_on_exactly_for_interpreter_profiles_unless_the_profile_says():
