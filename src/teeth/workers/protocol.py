@@ -1,10 +1,11 @@
 """The worker protocol: the messages a backend, a worker and its children exchange, as dataclasses, and their framing.
 
-A backend starts a worker with a `WorkerSpec`, then writes scenarios (`Baseline`, `MutantScenario`) and `Quit` to the worker's stdin, one JSON line each.
-The worker answers on a private copy of its stdout: `Collected` once, then per scenario a `BaselineDone` or an
-`Outcome`, or `Fatal` when it cannot go on. A forked child frames `Running` (the test it runs now) and then its
-result (`BaselineDone` or `Outcome`) on its own pipe. Every line the worker and its children write starts with a
-token, so that what a test writes to a descriptor it finds open is never taken for a message.
+A backend starts a worker with a `WorkerSpec`, then writes scenarios (`Baseline`, `MutantScenario`) and `Quit` to
+the worker's stdin, one JSON line each. The worker answers on a private copy of its stdout: `Collected` once, then
+per scenario a `BaselineDone` or an `Outcome`, or `Fatal` when it cannot go on. A forked child frames `Running`
+(the test it runs now) and then its result (`BaselineDone` or `Outcome`) on its own pipe. Every line the worker and
+its children write starts with a token, so that what a test writes to a descriptor it finds open is never taken for
+a message.
 """
 
 from __future__ import annotations
@@ -70,8 +71,8 @@ class Running:
 
 
 Message = WorkerSpec | Baseline | MutantScenario | Quit | Collected | Fatal | BaselineDone | Running | Outcome
-KINDS: dict[str, type] = {cls.__name__: cls for cls in
-                          (WorkerSpec, Baseline, MutantScenario, Quit, Collected, Fatal, BaselineDone, Running, Outcome)}
+KINDS: dict[str, type] = {cls.__name__: cls for cls in (WorkerSpec, Baseline, MutantScenario, Quit, Collected, Fatal,
+                                                        BaselineDone, Running, Outcome)}
 
 
 def encode(message: Message) -> str:
