@@ -118,7 +118,7 @@ class OutcomeCache:
         """(outcome rows to record as reused, mutants that must run)."""
         if not self.reuse or not mutants:
             return [], mutants
-        latest = self._latest(profile.name, [m.id for m in mutants])
+        latest = self.store.newest_keyed_outcomes(profile.name, [m.id for m in mutants])
         reused, remaining = [], []
         for mutant in mutants:
             row = latest.get(mutant.id)
@@ -134,15 +134,3 @@ class OutcomeCache:
                            "tests_run": row["tests_run"], "test_seconds": row["test_seconds"], "detail": detail,
                            "cache_key": row["cache_key"], "reused_from": origin})
         return reused, remaining
-
-    def _latest(self, profile: str, ids: list[str]) -> dict[str, dict]:
-        """The newest keyed outcome of each mutant under a profile."""
-        found: dict[str, dict] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ", ".join("?" * len(chunk))
-            sql = f"""select * from outcomes where profile = ? and cache_key is not null and mutant_id in ({marks})
-                      order by run_id"""
-            for row in self.store.db.query(sql, [profile, *chunk]):
-                found[row["mutant_id"]] = dict(row)
-        return found

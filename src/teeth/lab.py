@@ -124,8 +124,7 @@ class Lab:
             self.progress.finish()
             clock["total"] = time.perf_counter() - clock.pop("started")
             summary.timings = clock
-            summary.totals = {s: sum(1 for r in self.store.results(run_id) if r["status"] == s)
-                              for s in ("killed", "survived", "no_coverage", "timeout", "error", "skipped")}
+            summary.totals = self.store.outcome_counts(run_id)
             summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
             self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
                                   clock, summary.totals)

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
-from types import SimpleNamespace
 
 from teeth.errors import TeethError
 from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest
 from teeth.serve.tokens import new_token, same_digest, token_digest
-from teeth.store import SCHEMA_VERSION, Store, kill_rate, now
-from teeth.store_opening import write_transaction
-
-COUNTS_SQL = """sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
-                sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
-                sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped"""
+from teeth.store import COUNTS, SCHEMA_VERSION, Store, kill_rate, now
 
 WRITE_LOCK = threading.Lock()  # one writer per process: pushes are stored one at a time
 
@@ -58,37 +52,19 @@ class ServeStore(Store):
         with WRITE_LOCK:
             for row in self.db["pushed_runs"].rows_where("digest = ?", [digest], limit=1):
                 return row["run_id"], False
-            meta, run_id = run.run, None
-            try:
-                with self._transaction():  # one commit per push; a failure leaves nothing behind
-                    run_id = self.start_run(meta.target, meta.profiles, meta.operators,
-                                            {"commit": meta.commit, "dirty": meta.dirty, "versions": meta.versions,
-                                             "options": meta.options})
-                    self.record_mutants(SimpleNamespace(**m.model_dump()) for m in run.mutants)
-                    self.record_outcomes(run_id, [o.model_dump() for o in run.outcomes])
-                    self.db["tests"].insert_all(({"run_id": run_id, **t.model_dump()} for t in run.tests),
-                                                pk=("run_id", "profile", "test"), replace=True)
-                    self.db["runs"].update(run_id, {
-                        "started_at": meta.started_at, "finished_at": meta.finished_at, "status": meta.status,
-                        "timings": json.dumps(meta.timings) if meta.timings is not None else None,
-                        "totals": json.dumps(meta.totals) if meta.totals is not None else None})
-                    self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
-                                                   "pushed_at": now(), "schema": run.schema_version})
-            except BaseException:
-                if run_id is not None:
-                    self._forget_run(run_id)
-                raise
+            meta = run.run
+            row = {"target": meta.target, "started_at": meta.started_at, "finished_at": meta.finished_at,
+                   "status": meta.status, "commit": meta.commit, "dirty": meta.dirty,
+                   "profiles": json.dumps(meta.profiles), "operators": json.dumps(meta.operators),
+                   "versions": json.dumps(meta.versions), "options": json.dumps(meta.options),
+                   "timings": json.dumps(meta.timings) if meta.timings is not None else None,
+                   "totals": json.dumps(meta.totals) if meta.totals is not None else None}
+            run_id = self.add_run(  # one transaction per push: a failure leaves nothing behind
+                row, [m.model_dump() for m in run.mutants], [o.model_dump() for o in run.outcomes],
+                [t.model_dump() for t in run.tests],
+                then=lambda run_id: self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
+                                                                   "pushed_at": now(), "schema": run.schema_version}))
             return run_id, True
-
-    def _transaction(self):
-        """The whole push in one transaction holding the write lock from its start (sqlite-utils 3.x inserts may
-        still commit on their own: _forget_run undoes those)."""
-        return write_transaction(self.db)
-
-    def _forget_run(self, run_id: int) -> None:
-        for table in ("outcomes", "tests"):
-            self.db[table].delete_where("run_id = ?", [run_id])
-        self.db["runs"].delete_where("id = ?", [run_id])
 
     def export_run(self, run_id: int) -> dict:
         """A local run as the JSON body `teeth push` sends (reused_from is local to this file: not sent)."""
@@ -97,15 +73,12 @@ class ServeStore(Store):
         for column, empty in (("profiles", []), ("operators", []), ("versions", {}), ("timings", None),
                               ("totals", None), ("options", {})):
             meta[column] = json.loads(row[column]) if row[column] else empty
-        outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields}
-                    for o in self.db["outcomes"].rows_where("run_id = ?", [run_id], order_by="mutant_id, profile")]
+        mutant_rows, outcome_rows, test_rows = self.run_rows(run_id)
+        outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields} for o in outcome_rows]
         if not outcomes:
             raise TeethError(f"run {run_id} in {self.path} has no outcomes to push")
-        mutants = [{k: r.get(k) for k in PushedMutant.model_fields} for r in self.db.query(
-            """select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?)
-               order by m.id""", [run_id])]
-        tests = [{k: t.get(k) for k in PushedTest.model_fields}
-                 for t in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
+        mutants = [{k: r.get(k) for k in PushedMutant.model_fields} for r in mutant_rows]
+        tests = [{k: t.get(k) for k in PushedTest.model_fields} for t in test_rows]
         return {"schema": SCHEMA_VERSION, "run": meta, "mutants": mutants, "outcomes": outcomes, "tests": tests}
 
     # -- queries the API serves ---------------------------------------------------
@@ -128,7 +101,7 @@ class ServeStore(Store):
         if target not in self.run_targets():
             raise LookupError(f"no runs of target {target!r}")
         sql = f"""select r.id as run, r."commit", r.dirty, r.started_at, r.status, m.op, o.profile, m.operator,
-                         {COUNTS_SQL}
+                         {COUNTS}
                   from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
                   where r.target = ? group by r.id, m.op, o.profile, m.operator order by r.id, m.op, o.profile,
                   m.operator"""
