@@ -125,7 +125,7 @@ def test_a_run_filtered_by_operator_or_profile_is_not_the_base_commits_rate(proj
     edit(root, TAKE_ROWS, TAKE_ROWS_CHANGED)
     done = check(teeth, root)
     assert "no completed `teeth run` recorded at the base commit" in done.stdout, done.stdout
-    assert ", base " not in done.stdout and "dropped below" not in done.stdout
+    assert "(run 1)" not in done.stdout and "dropped below" not in done.stdout  # run 1: the filtered run
 
 
 def test_fail_under_given_as_a_percentage_is_a_config_error(project, teeth):
