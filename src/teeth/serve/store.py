@@ -5,23 +5,32 @@ from __future__ import annotations
 import json
 import threading
 
+from sqlite_utils.migrations import Migrations
+
 from teeth.errors import TeethError
 from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest
 from teeth.serve.tokens import new_token, same_digest, token_digest
 from teeth.store import COUNTS, SCHEMA_VERSION, Store, kill_rate, now
+from teeth.store_opening import write_transaction
 
 WRITE_LOCK = threading.Lock()  # one writer per process: pushes are stored one at a time
+SERVE_MIGRATIONS = Migrations("teeth-serve")  # the service's own tables: a migration set of their own
+
+
+@SERVE_MIGRATIONS()
+def m001_tokens_and_pushes(db) -> None:
+    db["serve_tokens"].create({"name": str, "digest": str, "created_at": str}, pk="name", if_not_exists=True)
+    db["pushed_runs"].create({"digest": str, "run_id": int, "token": str, "pushed_at": str, "schema": int},
+                             pk="digest", if_not_exists=True)
 
 
 class ServeStore(Store):
     """A Store whose database also holds `serve_tokens` and `pushed_runs` (created by `serving()`)."""
 
     def serving(self) -> "ServeStore":
-        """Create the service's tables if missing (idempotent; a plain `teeth run` never needs them)."""
-        self.db["serve_tokens"].create({"name": str, "digest": str, "created_at": str}, pk="name",
-                                       if_not_exists=True)
-        self.db["pushed_runs"].create({"digest": str, "run_id": int, "token": str, "pushed_at": str,
-                                       "schema": int}, pk="digest", if_not_exists=True)
+        """Apply the service's migrations (its tables; a plain `teeth run` never needs them)."""
+        with write_transaction(self.db):
+            SERVE_MIGRATIONS.apply(self.db)
         return self
 
     # -- tokens -----------------------------------------------------------------
