@@ -11,13 +11,13 @@ from pathlib import Path
 
 import sqlite_utils
 
+from teeth.core import Status, counts_sql, kill_rate, kill_rate_sql
 from teeth.errors import TeethError
 from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
                                  retry_while_locked, write_transaction)
 from teeth.store_schema import SCHEMA_VERSION, run_columns, upgrade
 
 DEFAULT_DB = "db/teeth.db"
-STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
 
 
 # SQL: the run measured every mutant of each op it has (not one shard, not chosen mutants); only such runs are
@@ -26,8 +26,6 @@ WHOLE_OPS = "{runs}.shard is null and {runs}.mutant_filter is null"
 # SQL: the run measured the target whole, as `teeth run` without a filter does: a base for `teeth check`.
 WHOLE_RUN = WHOLE_OPS + (" and {runs}.kind = 'run' and {runs}.op_filter is null and {runs}.operator_filter is null "
                          "and {runs}.profile_filter is null")
-COUNTS = ", ".join(f"sum(o.status = '{s}') as {s}" for s in  # SQL: outcome counts per status of `outcomes o`
-                   ("killed", "timeout", "survived", "no_coverage", "error", "skipped"))
 
 
 def now() -> str:
@@ -185,22 +183,23 @@ class Store:
         """(mutant, file, function, killing test) of every kill of `target` under `profile`, oldest run first."""
         sql = """select o.mutant_id, m.file, m.function, o.killed_by from outcomes o
                  join mutants m on m.id = o.mutant_id join runs r on r.id = o.run_id
-                 where r.target = ? and o.profile = ? and o.status = 'killed' and o.killed_by is not null
+                 where r.target = ? and o.profile = ? and o.status = ? and o.killed_by is not null
                  order by o.run_id"""
-        return [tuple(row) for row in self.db.execute(sql, [target, profile]).fetchall()]
+        return [tuple(row) for row in self.db.execute(sql, [target, profile, Status.KILLED]).fetchall()]
 
     def reused_count(self, run_id: int) -> int:
         return self.db["outcomes"].count_where("run_id = ? and reused_from is not null", [run_id])
 
     def executed_count(self, run_id: int) -> int:
         """Outcomes of a run that a worker decided in it (not reused, not decided without running a test)."""
+        ran = [s for s in Status if s.tested and s is not Status.NO_COVERAGE]
         return self.db["outcomes"].count_where(
-            "run_id = ? and reused_from is null and status in ('killed', 'survived', 'timeout', 'error')", [run_id])
+            f"run_id = ? and reused_from is null and status in ({', '.join('?' * len(ran))})", [run_id, *ran])
 
     def outcome_counts(self, run_id: int) -> dict[str, int]:
         """How many of a run's outcomes have each status (every status, 0 included)."""
-        row = next(self.db.query(f"select {COUNTS} from outcomes o where o.run_id = ?", [run_id]))
-        return {status: row[status] or 0 for status in STATUSES}
+        row = next(self.db.query(f"select {counts_sql()} from outcomes o where o.run_id = ?", [run_id]))
+        return {status.value: row[status] or 0 for status in Status}
 
     def base_run(self, target: str, commit: str) -> dict | None:
         """The latest completed, clean `teeth run` of the target at `commit` that measured it whole: no `--op`,
@@ -269,13 +268,10 @@ class Store:
         columns = ", ".join({"op": "m.op", "profile": "o.profile", "check": 'o."check"',
                              "operator": "m.operator"}[b] + f" as {b}" for b in by)
         groups = ", ".join(str(i + 1) for i in range(len(by)))
-        sql = f"""select {columns}, {COUNTS}
+        sql = f"""select {columns}, {counts_sql()}, {kill_rate_sql()} as kill_rate
                   from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
                   group by {groups} order by {groups}"""
-        rows = [dict(r) for r in self.db.query(sql, [run_id])]
-        for row in rows:
-            row["kill_rate"] = kill_rate(row)
-        return rows
+        return [dict(r) for r in self.db.query(sql, [run_id])]
 
     def mutant(self, mutant_id: str) -> dict | None:
         matches = list(self.db["mutants"].rows_where("substr(id, 1, ?) = ?", [len(mutant_id), mutant_id],
@@ -311,7 +307,7 @@ class Store:
     def kill_rate_history(self, target: str | None = None) -> list[dict]:
         """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
         sql = f"""select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
-                        m.op, o.profile, {COUNTS}
+                        m.op, o.profile, {counts_sql()}
                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
                  where """ + WHOLE_OPS.format(runs="r") + (" and r.target = ? " if target else " ") + \
             "group by r.id, m.op, o.profile order by 1, 7, 8"
@@ -327,13 +323,6 @@ class Store:
                       m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail
                from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
                order by m.file, m.line, m.id, o.profile""", [run_id])]
-
-
-def kill_rate(counts: dict) -> float | None:
-    """(killed + timeout) / (killed + timeout + survived + no_coverage); None with nothing to count."""
-    caught = (counts.get("killed") or 0) + (counts.get("timeout") or 0)
-    total = caught + (counts.get("survived") or 0) + (counts.get("no_coverage") or 0)
-    return caught / total if total else None
 
 
 def upgraded_copy(db: sqlite_utils.Database, version: int) -> sqlite_utils.Database:

@@ -7,10 +7,11 @@ import json
 
 from jinja2 import Environment
 
+from teeth.core import kill_rate
 from teeth.errors import TeethError
 from teeth.report.chart import rate_text
 from teeth.report.html_page import rate_class
-from teeth.store import Store, kill_rate
+from teeth.store import Store
 
 LABEL = "kill rate"
 COLOURS = {"good": "#2e7d32", "ok": "#b08800", "bad": "#c62828", "none": "#9e9e9e"}  # the reports' cell colours
