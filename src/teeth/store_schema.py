@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
@@ -120,7 +119,7 @@ def upgrade(db: sqlite_utils.Database, version: int) -> None:
     table = db[MIGRATIONS.migrations_table]
     if version and not MIGRATIONS.applied(db):
         MIGRATIONS.ensure_migrations_table(db)
-        adopted = f"before {datetime.now(timezone.utc).isoformat(timespec='seconds')} (user_version {version})"
+        adopted = f"before named migrations (user_version {version})"  # when is not known
         table.insert_all({"migration_set": MIGRATIONS.name, "name": name, "applied_at": adopted}
                          for name in STEPS[:version])
     MIGRATIONS.apply(db)
