@@ -122,8 +122,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     reuse = not no_cache and chosen is None  # chosen mutants run against today's tests
     lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse))
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
-    options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "backend": backend,
-               "address": address, "no_cache": no_cache, "execution": execution}
+    options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "profiles": list(profile_names),
+               "backend": backend, "address": address, "no_cache": no_cache, "execution": execution}
     if chosen is not None:
         options.update(mutants=sorted(chosen), only=list(only))
     if shard is not None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from teeth.config import Target
-from teeth.core import STATUSES, MutantScenario, Outcome, Status
+from teeth.core import MutantScenario, Outcome, Status
 from teeth.coverage_map import CoverageMap
 from teeth.discover import Discovery, Mutant, discover
 from teeth.errors import BaselineFailed, ConfigError
@@ -125,8 +125,7 @@ class Lab:
             self.progress.finish()
             clock["total"] = time.perf_counter() - clock.pop("started")
             summary.timings = clock
-            summary.totals = {s: sum(1 for r in self.store.results(run_id) if r["status"] == s)
-                              for s in STATUSES}
+            summary.totals = self.store.outcome_counts(run_id)
             summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
             self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
                                   clock, summary.totals)

@@ -114,6 +114,26 @@ def test_a_drop_below_the_base_commits_rate_beyond_the_tolerance_fails(project, 
     assert check(teeth, root).returncode == 0
 
 
+def check_against_a_filtered_base(project, teeth, *filters: str):
+    """`teeth check` of a change whose base commit has only a `teeth run` with these filters (run 1)."""
+    root = git_repo(project("weak_suite"), required_operators="[]")
+    git(root, "checkout", "-q", "main")
+    assert teeth("run", "--target", "rows", *filters, cwd=root).returncode == 0  # a slice of the base's mutants
+    git(root, "checkout", "-q", "feature")
+    edit(root, TAKE_ROWS, TAKE_ROWS_CHANGED)
+    done = check(teeth, root)
+    assert "no completed `teeth run` recorded at the base commit" in done.stdout, done.stdout
+    assert "(run 1)" not in done.stdout and "dropped below" not in done.stdout
+
+
+def test_a_run_filtered_by_operator_is_not_the_base_commits_rate(project, teeth):
+    check_against_a_filtered_base(project, teeth, "--operator", "whole_batch")
+
+
+def test_a_run_filtered_by_profile_is_not_the_base_commits_rate(project, teeth):
+    check_against_a_filtered_base(project, teeth, "--profile", "cpu")
+
+
 def test_fail_under_given_as_a_percentage_is_a_config_error(project, teeth):
     root = git_repo(project("weak_suite"), fail_under="80")
     edit(root, TOTAL, TOTAL_CHANGED)
