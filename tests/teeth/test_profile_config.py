@@ -3,7 +3,8 @@ its pytest_args add to its target's."""
 
 from __future__ import annotations
 
-from teeth.profiles import BUILTIN_PROFILES, profile_from_table
+from teeth.operators import select_operators
+from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 from conftest import results_of
 
 
@@ -15,6 +16,13 @@ def test_the_built_in_profiles_are_generic():
 def test_a_configured_profile_keeps_nothing_of_the_built_in_of_its_name():
     mine = profile_from_table("cuda", {"env": {"MINE": "1"}})
     assert (mine.env, mine.pytest_args, mine.requires, mine.execution) == ({"MINE": "1"}, (), None, "warm")
+
+
+def test_killability_follows_the_profiles_dtype_not_its_name():
+    [low_precision] = select_operators(["low_precision_accumulation"])
+    assert low_precision.unkillable_on(profile_from_table("my_gpu", {"dtype": "bfloat16"})) is None
+    assert "(profile torch_cpu_bf16 runs float32)" in low_precision.unkillable_on(Profile("torch_cpu_bf16"))
+    assert all(op.unkillable_on(Profile("cpu")) is None for op in select_operators(None) if op is not low_precision)
 
 
 def test_a_profile_named_like_a_kernels_profile_runs_all_its_tests(project, teeth):
