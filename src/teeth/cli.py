@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.text import Text
 
+from teeth import DISTRIBUTION
 from teeth.config import load_config
 from teeth.core import STATUSES, Status, kill_rate
 from teeth.errors import EXIT_INTERRUPTED, TeethError
@@ -56,7 +57,7 @@ def _interrupt(signum, frame):
 
 
 @click.group(cls=TeethGroup)
-@click.version_option(package_name="teeth")
+@click.version_option(package_name=DISTRIBUTION)
 def main():
     """teeth: mutation testing that proves a batched-tensor test suite has teeth."""
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from teeth import DISTRIBUTION
 from teeth.config import Target
 from teeth.core import MutantScenario, Outcome, Status
 from teeth.coverage_map import CoverageMap
@@ -52,7 +53,7 @@ def run_metadata(target: Target, options: dict) -> dict:
     versions = {"python": platform.python_version()}
     for name in VERSIONED:
         try:
-            versions[name] = importlib.metadata.version(name)
+            versions[name] = importlib.metadata.version(DISTRIBUTION if name == "teeth" else name)
         except importlib.metadata.PackageNotFoundError:
             pass
     commit, dirty = None, None
@@ -203,8 +204,9 @@ class Lab:
     def _not_exercised(self, mutant: Mutant, profile: Profile) -> str | None:
         """Why a profile cannot kill this mutant at all (so it is skipped, not a survivor), or None."""
         operator = self.operators.get(mutant.operator)
-        if operator is not None and operator.profiles is not None and profile.name not in operator.profiles:
-            return f"{mutant.operator} is only killable on {', '.join(operator.profiles)}"
+        unkillable = operator.unkillable_on(profile) if operator is not None else None
+        if unkillable:
+            return unkillable
         if not self.target.exercises(profile.name, mutant.path):
             return f"{mutant.file} is not code that profile {profile.name} runs"
         return None

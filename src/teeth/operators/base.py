@@ -29,7 +29,7 @@ class Operator:
     node_types: tuple[type[cst.CSTNode], ...] = ()
     domain: bool = True  # a bug class of batched tensor code, as opposed to a generic mutation
     kernel_only: bool = False  # applies only inside @triton.jit kernels
-    profiles: tuple[str, ...] | None = None  # the profiles that can kill it; None: every profile
+    dtypes: tuple[str, ...] | None = None  # a profile kills it only when it runs one of these dtypes; None: any
     reads_bindings: bool = False  # its `mutate` takes a 4th argument: the enclosing function's Bindings
 
     def mutate(self, node: cst.CSTNode, parent: cst.CSTNode | None = None, kernel=None) -> Iterator[cst.CSTNode]:
@@ -48,6 +48,13 @@ class Operator:
 
     def examples(self) -> list[Example]:
         return []
+
+    def unkillable_on(self, profile) -> str | None:
+        """Why no test of `profile` (a teeth.profiles.Profile) can kill this operator's mutants, or None."""
+        if self.dtypes is None or profile.dtype in self.dtypes:
+            return None
+        return (f"{self.name} is only killable on a profile that runs {' or '.join(self.dtypes)} "
+                f"(profile {profile.name} runs {profile.dtype})")
 
     def applies_to(self, node: cst.CSTNode) -> bool:
         return isinstance(node, self.node_types)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from teeth import DISTRIBUTION
 from teeth.core import Status, Tally, kill_rate
 from teeth.errors import TeethError
 from teeth.history import load_history
@@ -159,6 +160,6 @@ def file_rows(rows: list[dict], pages: dict[str, str]) -> list[dict]:
 
 def _teeth_version() -> str:
     try:
-        return version("teeth")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "?"
