@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -19,29 +20,17 @@ from teeth.errors import ConfigError
 from teeth.operators import all_operators, providers, select_operators
 from teeth.operators.testing import mutants_of
 
-# A complete plug-in: the README's "Add an operator" shows this one.
-SKIPPED_FIRST_ROW = '''
-import libcst as cst
-
-from teeth.operators import Example, Operator
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-class SkippedFirstRow(Operator):
-    name = "skipped_first_row"
-    summary = "for row in batch -> for row in batch[1:]"
-    bug = ("A loop over a batch that starts one row late: the first sample's contribution is lost, and a test "
-           "whose first row is zero, or that only checks the last rows, never sees it.")
-    killing_test = "A batch whose first row is nonzero, with the total over every row asserted."
-    kills = ("accuracy",)
-    node_types = (cst.For,)
+def readme_blocks(language: str) -> list[str]:
+    """The README's `language` code blocks in its "Add an operator" section."""
+    text = README.read_text().split("### Add an operator", 1)[1].split("\n## ", 1)[0]
+    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
 
-    def mutate(self, node, ctx):
-        if isinstance(node.iter, cst.Name) and not ctx.in_kernel:
-            yield node.with_changes(iter=cst.parse_expression(f"{node.iter.value}[1:]"))
 
-    def examples(self):
-        return [Example("for row in batch:\\n    total += row\\n", ("for row in batch[1:]:\\n    total += row\\n",))]
-'''
+# The plug-in the README's "Add an operator" section shows, as it shows it.
+SKIPPED_FIRST_ROW = readme_blocks("python")[0]
 
 
 def install(folder: Path, module: str, code: str, entry: str) -> Path:
@@ -142,3 +131,12 @@ def test_an_edited_plugin_operator_is_discovered_again_not_read_from_the_cache(p
     second = cache.discover(target, edited).mutants
     assert (cache.misses, cache.hits) == (2, 0)
     assert [m.replacement for m in first] != [m.replacement for m in second]
+
+
+def test_the_readme_registers_and_tests_its_operator_as_these_tests_do(plugin):
+    (entry,) = re.findall(r'^(\w+ = "[\w.:]+")$', readme_blocks("toml")[0], re.M)
+    name, value = entry.replace('"', "").split(" = ")
+    plugin(SKIPPED_FIRST_ROW, f"{name} = {value.replace('rows_operators', '{module}')}", "rows_operators")
+    namespace: dict = {}
+    exec(readme_blocks("python")[1], namespace)
+    namespace["test_skipped_first_row_makes_its_examples"]()
