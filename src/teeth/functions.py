@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, VisitorMetadataProvider
@@ -96,10 +96,20 @@ class EnclosingProvider(VisitorMetadataProvider[Enclosing]):
 
 
 @dataclass(frozen=True)
+class Span:
+    """A function's place in its file, without its tree: what check scoping and baseline selection need."""
+
+    name: str
+    first: int
+    last: int
+    outer: str  # the qualified name of the outermost function holding it (its own at module or class level)
+
+
+@dataclass(frozen=True)
 class FunctionIndex:
     """Every function of one file, in source order."""
 
-    functions: tuple[Function, ...]
+    functions: tuple[Span, ...]
 
     @classmethod
     def of(cls, wrapper: MetadataWrapper) -> FunctionIndex:
@@ -107,17 +117,19 @@ class FunctionIndex:
         for held in wrapper.resolve(EnclosingProvider).values():
             if held.function is not None:
                 seen.setdefault(id(held.function), held.function)
-        return cls(tuple(sorted(seen.values(), key=lambda f: (f.first, f.last))))
+        spans = (Span(f.name, f.first, f.last, f.outer.name) for f in seen.values())
+        return cls(tuple(sorted(spans, key=lambda f: (f.first, f.last))))
 
     def spans(self, name: str) -> list[tuple[int, int]]:
         """The line spans of the functions of that qualified name (a name defined twice has two)."""
         return [(f.first, f.last) for f in self.functions if f.name == name]
 
-    def outer_functions(self) -> list[Function]:
+    def outer_functions(self) -> list[Span]:
         """The functions no other function holds (module-level functions and methods), which never overlap."""
-        return [f for f in self.functions if f.parent is None]
+        return [f for f in self.functions if f.outer == f.name]
 
 
+@lru_cache(maxsize=256)
 def function_index(source: str) -> FunctionIndex:
     """The function index of a source text (cst.ParserSyntaxError when it does not parse)."""
-    return FunctionIndex.of(MetadataWrapper(cst.parse_module(source)))
+    return FunctionIndex.of(MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True))

@@ -50,7 +50,7 @@ def test_outer_functions_are_the_module_level_functions_and_methods():
     assert [(f.name, f.first, f.last) for f in index.outer_functions()] == [
         ("first", 6, 10), ("Rows.take", 16, 22), ("first", 25, 26)]
     deep = next(f for f in index.functions if f.name.endswith("deep"))
-    assert deep.outer.name == "Rows.take"
+    assert deep.outer == "Rows.take"
 
 
 def test_discovery_names_functions_as_the_index_does():
