@@ -65,7 +65,6 @@ class EnclosingProvider(VisitorMetadataProvider[Enclosing]):
     def __init__(self) -> None:
         super().__init__()
         self._names: list[str] = []  # the qualified-name parts so far
-        self._functions: list[Function] = []
         self._held: list[Enclosing] = [MODULE_LEVEL]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -78,9 +77,7 @@ class EnclosingProvider(VisitorMetadataProvider[Enclosing]):
             first = min([position.start.line,
                          *(self.get_metadata(PositionProvider, d).start.line for d in node.decorators)])
             name = ".".join([*self._names, node.name.value])
-            function = Function(name, node, first, position.end.line,
-                                self._functions[-1] if self._functions else None)
-            self._functions.append(function)
+            function = Function(name, node, first, position.end.line, self._held[-1].function)
             self._held.append(Enclosing(name, function))
             self._names.extend((node.name.value, "<locals>"))
         return True
@@ -90,7 +87,6 @@ class EnclosingProvider(VisitorMetadataProvider[Enclosing]):
             self._names.pop()
             self._held.pop()
         elif isinstance(original_node, cst.FunctionDef):
-            self._functions.pop()
             self._held.pop()
             del self._names[-2:]
 
