@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from teeth.bindings import NO_BINDINGS, Bindings
+from teeth.operators.context import Context
 
 
 @dataclass(frozen=True)
@@ -30,21 +30,11 @@ class Operator:
     domain: bool = True  # a bug class of batched tensor code, as opposed to a generic mutation
     kernel_only: bool = False  # applies only inside @triton.jit kernels
     dtypes: tuple[str, ...] | None = None  # a profile kills it only when it runs one of these dtypes; None: any
-    reads_bindings: bool = False  # its `mutate` takes a 4th argument: the enclosing function's Bindings
 
-    def mutate(self, node: cst.CSTNode, parent: cst.CSTNode | None = None, kernel=None) -> Iterator[cst.CSTNode]:
-        """Every replacement for `node`; `parent` is its parent node, `kernel` the enclosing
-        @triton.jit kernel's context (teeth.kernel_context.Kernel) or None."""
+    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[cst.CSTNode]:
+        """Every replacement for `node`, given where it stands (`ctx`: its parent, the enclosing function, the
+        @triton.jit kernel around it if any, the names that function binds once, its position)."""
         raise NotImplementedError
-
-    def mutants_at(self, node: cst.CSTNode, parent: cst.CSTNode | None, kernel,
-                   bindings: Bindings = NO_BINDINGS) -> Iterator[cst.CSTNode]:
-        """`mutate` given all discovery knows of the surroundings (`bindings`: the enclosing function's)."""
-        if not self.domain:
-            return self.mutate(node)
-        if self.reads_bindings:
-            return self.mutate(node, parent, kernel, bindings)
-        return self.mutate(node, parent, kernel)
 
     def examples(self) -> list[Example]:
         return []

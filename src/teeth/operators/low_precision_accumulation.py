@@ -31,7 +31,7 @@ class LowPrecisionAccumulation(Operator):
     dtypes = ("bfloat16", "float16")
     node_types = (cst.Call,)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
         if method_call(node, "float") and not node.args:
             yield node.func.value
         elif method_call(node, "to") and len(node.args) == 1 and _is_fp32(node.args[0].value):
