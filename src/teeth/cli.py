@@ -197,7 +197,8 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
 @main.command()
 @click.option("--base", default="main", show_default=True, help="Compare against the merge-base of this ref and HEAD.")
 @click.option("--target", "target_names", multiple=True, help="Only this target (repeatable; default: every one).")
-@format_option("text", "github", "json", help="text; github: ::error annotations + $GITHUB_STEP_SUMMARY; json: Stryker's report schema.")
+@format_option("text", "github", "json",
+               help="text; github: ::error annotations + $GITHUB_STEP_SUMMARY; json: Stryker's report schema.")
 @click.option("--no-cache", is_flag=True, help="Run every mutant in scope; reuse no stored outcome.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
 @db_option()
@@ -254,8 +255,9 @@ def _profiles(target, names):
 @main.command()
 @run_options
 @click.option("--status", type=click.Choice(STATUSES), default=None)
-@format_option("table", "json", "stryker", "lines", help="table; json: a list for scripts; stryker: Stryker's mutation-testing-report-schema v2; lines: "
-              "`path:line:col: STATUS OPERATOR: change` per survivor (survived, no_coverage; or --status).")
+@format_option("table", "json", "stryker", "lines",
+               help="table; json: a list for scripts; stryker: Stryker's mutation-testing-report-schema v2; lines: "
+               "`path:line:col: STATUS OPERATOR: change` per survivor (survived, no_coverage; or --status).")
 @root_option("stryker, lines: where the target's files are read from (default: from the config).")
 @config_option
 @db_option()

@@ -19,7 +19,8 @@ def db_option(help: str = DB_HELP):
 
 def config_option(command):
     """`--config FILE`: a teeth.toml instead of pyproject.toml."""
-    return click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")(command)
+    option = click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+    return option(command)
 
 
 def run_option(command):
