@@ -20,34 +20,6 @@ from teeth.report.html_source import read_source, source_page
 from teeth.store import Store
 
 
-def resolve_run(store: Store, run_ref: str, target: str | None) -> dict:
-    """`--run latest` (of `--target`, if given) or a run id, as its runs row; one-line errors."""
-    if run_ref == "latest":
-        row = store.latest_run(target)
-        if row is None:
-            raise TeethError(f"no runs{f' of target {target!r}' if target else ''} in {store.path}")
-        return row
-    try:
-        return store.run(int(run_ref))
-    except ValueError:
-        raise TeethError(f"--run takes a run id or 'latest', not {run_ref!r}") from None
-
-
-def source_root(target: str, root: str | None, config_path: str | None) -> Path:
-    """Where the target's files are read from: `--root`, else the target's root in the config, else cwd."""
-    if root:
-        return Path(root)
-    from teeth.config import load_config
-
-    try:
-        config = load_config(config_path)
-    except TeethError:
-        if config_path:
-            raise
-        return Path.cwd()
-    return config.targets[target].root if target in config.targets else config.path.parent
-
-
 def write_html_report(store: Store, run_id: int, out_dir: str | Path, root: Path) -> Path:
     """Write DIR/index.html and DIR/files/*.html for one run; returns the index's path."""
     out = Path(out_dir)
