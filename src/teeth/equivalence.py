@@ -26,6 +26,7 @@ PURE_FUNCTIONS = {
     "clamp", "add", "sub", "mul", "div", "pow", "norm", "any", "all", "argmax", "argmin", "cumsum", "isnan",
     "isinf", "isfinite", "neg", "square", "zeros_like", "ones_like", "empty_like", "full_like", "linear",
     "index_select", "gather", "masked_select", "silu", "gelu", "relu", "dropout",
+    "argsort", "sort", "topk", "searchsorted", "bucketize", "unique", "bincount", "diff", "flip", "log2", "cumprod",
     # builtins
     "len", "isinstance", "float", "int", "bool", "str", "repr", "print",
 }

@@ -183,6 +183,9 @@ FIELD_SUPPRESSES = (
     "def onehot(labels, n):\n    out = torch.zeros(labels.shape[0], n, dtype=labels.dtype)\n"
     "    index = labels.long().unsqueeze(1).expand_as(out)\n    return out.scatter_(1, index, 1.0)\n",
     "def f(x, idx):\n    out = torch.zeros_like(x)\n    out.index_add_(0, idx, x[:, :4])\n    return out\n",
+    # torchmetrics.utilities.data.interp: the base is also sorted and searched, which only read it
+    "def interp(x, xp, fp):\n    order = torch.argsort(xp)\n    slopes = fp / (xp[1:] - xp[:-1])\n"
+    "    return torch.searchsorted(xp, x) + slopes\n",
 )
 FIELD_KEEPS = (
     "def f(xs):\n    parts = [x[:2] for x in xs]\n    parts[0].zero_()\n    return xs\n",  # an element written
