@@ -139,7 +139,30 @@ RULES = (
         ),
     ),
 )
+RULES = (*RULES, Rule(
+    "returned_view_of_fresh_local",
+    "the view is returned and its base is a fresh local nothing else holds: a write through it reaches nothing else",
+    ("view_to_copy",),
+    suppresses=(
+        # torchmetrics.utilities.data._top_k_with_half_precision_support
+        "def top(x, k, dim):\n    idx = torch.argsort(x, dim=dim, stable=True).flip(dim)\n"
+        "    return idx.narrow(dim, 0, k)\n",
+        "def f(n, k):\n    buf = torch.zeros(n, 4)\n    total = buf.sum()\n    return buf[:k]\n",
+    ),
+    keeps=(
+        "def f(x, k):\n    return x[:k]\n",  # the base is the caller's
+        "def f(x, k):\n    idx = x.argsort()\n    idx = x\n    return idx[:k]\n",  # bound to the argument too
+        "def f(x, k):\n    idx = x.flip(0)\n    keep(idx)\n    return idx[:k]\n",  # handed on: another holder
+        "def f(x, k):\n    idx = x.flip(0)\n    v = idx[:k]\n    v.zero_()\n    return idx\n",  # not returned itself
+        "def f(x, k):\n    idx = x.view(-1)\n    return idx[:k]\n",  # a view of the argument, not fresh
+        "def f(x, k):\n    idx = x.flip(0)\n    def total():\n        return idx.sum()\n    register(total)\n"
+        "    return idx[:k]\n",  # read by a closure, maybe after a write through the returned view
+    ),
+))
 RULES_BY_NAME = {rule.name: rule for rule in RULES}
+# Results that never share storage with anything: fresh allocations and calls that always copy.
+FRESH_FUNCTIONS = {*FRESH_MAKERS, "argsort", "cat", "stack", "clone", "flip", "cumsum", "matmul", "where"}
+FRESH_RESULT_METHODS = {"clone", "flip", "argsort", "cumsum", "new_zeros", "new_ones", "new_empty", "new_full"}
 
 
 def rule_reason(rule: Rule) -> str:
@@ -157,7 +180,8 @@ class EquivalenceRules:
 
     def reason(self, node: cst.CSTNode, replacement: cst.CSTNode, operator: str) -> str | None:
         for rule, judge in ((RULES[0], self._view_only_read), (RULES[1], self._already_contiguous),
-                            (RULES[2], self._unread_launch_keyword)):
+                            (RULES[2], self._unread_launch_keyword),
+                            (RULES_BY_NAME["returned_view_of_fresh_local"], self._returned_view_of_fresh_local)):
             if (rule.operators is None or operator in rule.operators) and judge(node, replacement):
                 return rule_reason(rule)
         return None
@@ -265,6 +289,27 @@ class EquivalenceRules:
                 continue
             if not isinstance(use.node, cst.Name) or not self._only_read(use.node, seen, depth):
                 return False
+        return True
+
+    def _returned_view_of_fresh_local(self, node, replacement) -> bool:
+        """`return idx.narrow(...)` with `idx` bound only to fresh results and otherwise only read, in this function."""
+        if not isinstance(self.parents.get(node), cst.Return):
+            return False
+        root = _root_name(node)
+        scope = self.scopes.get(root) if root is not None else None
+        if not isinstance(scope, FunctionScope) or root.value not in scope.assignments:
+            return False
+        for assignment in scope.assignments[root.value]:
+            statement = self.parents.get(assignment.node)
+            if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget) or \
+                    not _is_fresh(self.parents.get(statement).value):
+                return False
+        for use in _uses(scope, root.value):
+            if self._within(use.node, {id(node)}):
+                continue
+            if self.scopes.get(use.node) is not scope or not isinstance(use.node, cst.Name) or \
+                    not self._only_read(use.node, set(), _DEPTH):
+                return False  # read from a nested function (maybe after the return), or handed on
         return True
 
     def _read_by_fresh_receiver(self, call: cst.Call) -> bool:
@@ -547,6 +592,15 @@ def _makes_contiguous(value: cst.BaseExpression) -> bool:
     if value.func.attr.value == "contiguous" and not value.args:
         return True
     return _is_torch(value) and value.func.attr.value in CONTIGUOUS_MAKERS
+
+
+def _is_fresh(value: cst.BaseExpression) -> bool:
+    """A call whose result never shares storage: `torch.zeros(...)`, `torch.argsort(x).flip(0)`, `x.clone()`."""
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return False
+    if _is_torch(value):
+        return value.func.attr.value in FRESH_FUNCTIONS
+    return value.func.attr.value in FRESH_RESULT_METHODS
 
 
 def _is_launch(node: cst.CSTNode | None) -> bool:

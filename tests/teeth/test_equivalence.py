@@ -15,7 +15,8 @@ from teeth.operators import select_operators
 
 # The operators whose mutants each rule's examples are about (the launch rule judges any operator's).
 JUDGED = {"view_only_read": ["view_to_copy"], "already_contiguous": ["stride_assumption"],
-          "unread_launch_keyword": ["shape_dependent_split", "generic.number"]}
+          "unread_launch_keyword": ["shape_dependent_split", "generic.number"],
+          "returned_view_of_fresh_local": ["view_to_copy"]}
 
 
 def discovered(tmp_path: Path, source: str, operators: list[str], **settings):
