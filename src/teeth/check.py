@@ -14,6 +14,7 @@ from teeth.lab import Lab, Progress, run_metadata
 from teeth.operators import select_operators
 from teeth.selection import BaselineSelection
 from teeth.store import Store
+from teeth.workers.base import Backends
 
 
 @dataclass
@@ -41,13 +42,13 @@ def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Chan
     return planned
 
 
-def check_target(store: Store, target: Target, changes: Changes, backend_factory, jobs: int, use_cache: bool,
+def check_target(store: Store, target: Target, changes: Changes, backends: Backends, jobs: int, use_cache: bool,
                  progress: Progress | None = None) -> TargetCheck:
     """Run the target's mutants in changed functions (cached ones reused) and gate the recorded run."""
     touched = [f for f in target.files if os.path.realpath(f) in changes.lines]  # only changed files are parsed
     cache = OutcomeCache(target, store, reuse=use_cache)
     selection = BaselineSelection(target, store, cache, enabled=use_cache)
-    lab = Lab(target, store, backend_factory, progress, cache=cache, selection=selection)
+    lab = Lab(target, store, backends, progress, cache=cache, selection=selection)
     functions: list[str] = []
 
     def scope(mutants):
@@ -66,9 +67,7 @@ def check_target(store: Store, target: Target, changes: Changes, backend_factory
                                                        "merge_base": changes.merge_base, "cache": use_cache}))
         store.finish_run(run_id, "completed", {"total": 0.0}, {})
     verdict = evaluate(store, target, run_id, changes.merge_base)
-    reused = sum(1 for _ in store.db["outcomes"].rows_where("run_id = ? and reused_from is not null", [run_id]))
     run = store.run(run_id)
     worker = any(k.startswith("baseline.") for k in json.loads(run["timings"] or "{}"))
-    executed = sum(1 for _ in store.db["outcomes"].rows_where(
-        "run_id = ? and reused_from is null and status in ('killed', 'survived', 'timeout', 'error')", [run_id]))
+    executed, reused = store.executed_count(run_id), store.reused_count(run_id)
     return TargetCheck(target, changes, verdict, functions, executed, reused, worker, lab.selection.chosen)

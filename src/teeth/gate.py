@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from teeth.config import Target
 from teeth.errors import ConfigError
 from teeth.operators import select_operators
-from teeth.store import Store, kill_rate, whole_ops
-
-SURVIVING = ("survived", "no_coverage")  # a mutant no test killed, whether or not a test ran it
+from teeth.core import Status, Tally, kill_rate
+from teeth.store import Store
 
 
 @dataclass
@@ -64,7 +63,7 @@ class Verdict:
 
     @property
     def survivors(self) -> list[dict]:
-        return [r for r in self.results if r["status"] in SURVIVING]
+        return [r for r in self.results if Status(r["status"]).surviving]
 
     def required(self, row: dict) -> bool:
         return row["operator"] in self.policy.required
@@ -74,22 +73,11 @@ class Verdict:
         return not self.failures
 
 
-def base_run(store: Store, target: str, commit: str) -> dict | None:
-    """The latest completed, clean, unfiltered `teeth run` of the target at the base commit (a merged run of
-    shards counts; one shard, or a run of chosen mutants, does not)."""
-    rows = store.db.query(
-        """select * from runs where target = ? and "commit" = ? and status = 'completed'
-           and coalesce(dirty, 0) = 0 and coalesce(json_extract(options, '$.command'), 'run') = 'run'
-           and coalesce(json_array_length(json_extract(options, '$.ops')), 0) = 0
-           and """ + whole_ops() + " order by id desc limit 1", [target, commit])
-    return next((dict(r) for r in rows), None)
-
-
 def evaluate(store: Store, target: Target, run_id: int, base_commit: str) -> Verdict:
     """Apply the target's gate to the outcomes of a check run."""
     policy = Policy.of(target)
     verdict = Verdict(target.name, run_id, store.results(run_id), policy, base_commit,
-                      base_run(store, target.name, base_commit))
+                      store.base_run(target.name, base_commit))
     required = [r for r in verdict.survivors if verdict.required(r)]
     if required:
         verdict.failures.append(f"{len(required)} mutant(s) of a required bug class survived")
@@ -121,8 +109,7 @@ def _pct(value: float | None) -> str:
 def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, functions: list[str],
                 baseline: dict | None = None) -> list[str]:
     """The plain-text lines of a target's check."""
-    counted = sum(verdict.counts.get(s, 0) for s in ("killed", "timeout", "survived", "no_coverage"))
-    caught = sum(verdict.counts.get(s, 0) for s in ("killed", "timeout"))
+    caught, counted = Tally.of(verdict.counts)
     lines = [f"target {verdict.target}: run {verdict.run_id}, base {verdict.base_commit[:12]}",
              f"  changed functions: {', '.join(functions) or 'none'}",
              f"  mutants: {len(verdict.results)} in scope, {executed} run, {reused} reused"

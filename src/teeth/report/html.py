@@ -10,40 +10,14 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from teeth import DISTRIBUTION
+from teeth.core import Status, Tally, kill_rate
 from teeth.errors import TeethError
 from teeth.history import load_history
 from teeth.report.chart import svg_line_chart, svg_sparkline
 from teeth.report.html_page import file_page_name, group_mutants, render
 from teeth.report.html_source import read_source, source_page
-from teeth.store import Store, kill_rate
-
-
-def resolve_run(store: Store, run_ref: str, target: str | None) -> dict:
-    """`--run latest` (of `--target`, if given) or a run id, as its runs row; one-line errors."""
-    if run_ref == "latest":
-        row = store.latest_run(target)
-        if row is None:
-            raise TeethError(f"no runs{f' of target {target!r}' if target else ''} in {store.path}")
-        return row
-    try:
-        return store.run(int(run_ref))
-    except ValueError:
-        raise TeethError(f"--run takes a run id or 'latest', not {run_ref!r}") from None
-
-
-def source_root(target: str, root: str | None, config_path: str | None) -> Path:
-    """Where the target's files are read from: `--root`, else the target's root in the config, else cwd."""
-    if root:
-        return Path(root)
-    from teeth.config import load_config
-
-    try:
-        config = load_config(config_path)
-    except TeethError:
-        if config_path:
-            raise
-        return Path.cwd()
-    return config.targets[target].root if target in config.targets else config.path.parent
+from teeth.store import Store
 
 
 def write_html_report(store: Store, run_id: int, out_dir: str | Path, root: Path) -> Path:
@@ -87,9 +61,8 @@ def _cell(rate: float | None, caught: int, counted: int, spark: str = "") -> dic
 
 
 def _counts(rows: list[dict]) -> dict:
-    statuses = Counter(r["status"] for r in rows)
-    caught = statuses["killed"] + statuses["timeout"]
-    return _cell(kill_rate(statuses), caught, caught + statuses["survived"] + statuses["no_coverage"])
+    tally = Tally.of(Counter(r["status"] for r in rows))
+    return _cell(tally.rate, tally.caught, tally.counted)
 
 
 def matrix(rows: list[dict], history, pages: dict[str, str]) -> dict:
@@ -123,9 +96,8 @@ def history_rows(history) -> dict:
     rows = []
     for r in history.runs:
         points = [s.points.get(r.id) for s in overall]
-        rows.append({"run": r, "cells": [None if p is None else _cell(
-            p["kill_rate"], p["killed"] + p["timeout"], p["killed"] + p["timeout"] + p["survived"] + p["no_coverage"])
-            for p in points]})
+        rows.append({"run": r, "cells": [None if p is None else _cell(p["kill_rate"], *Tally.of(p))
+                                         for p in points]})
     chart = svg_line_chart(overall, history.runs) if history.runs else ""
     return {"runs": history.runs, "overall": overall, "rows": rows, "chart": chart}
 
@@ -133,10 +105,10 @@ def history_rows(history) -> dict:
 def mutant_sections(rows: list[dict], pages: dict[str, str]) -> list[dict]:
     """The survivors, then the mutants no test covers (when there are any), each with a link to its line."""
     sections = []
-    for status, title in (("survived", "Survivors: mutants no test killed"),
-                          ("no_coverage", "Not covered: mutants no test executes")):
+    for status, title in ((Status.SURVIVED, "Survivors: mutants no test killed"),
+                          (Status.NO_COVERAGE, "Not covered: mutants no test executes")):
         found = group_mutants(rows, (status,))
-        if status == "no_coverage" and not found:
+        if status is Status.NO_COVERAGE and not found:
             continue
         sections.append({"status": status, "title": title, "mutants": [
             (m, profiles, f'{pages[m["file"]]}#L{m["line"]}') for m, profiles in found]})
@@ -151,14 +123,15 @@ def file_rows(rows: list[dict], pages: dict[str, str]) -> list[dict]:
     for file in sorted(by_file):
         here = by_file[file]
         statuses = Counter(r["status"] for r in here)
-        other = sum(n for s, n in statuses.items() if s not in ("killed", "timeout", "survived", "no_coverage"))
+        other = sum(n for s, n in statuses.items() if not Status(s).counts)
         table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant"] for r in here}),
-                      "survived": statuses["survived"], "no_coverage": statuses["no_coverage"], "other": other})
+                      "survived": statuses[Status.SURVIVED], "no_coverage": statuses[Status.NO_COVERAGE],
+                      "other": other})
     return table
 
 
 def _teeth_version() -> str:
     try:
-        return version("teeth")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "?"
