@@ -85,11 +85,11 @@ def test_an_out_of_bounds_access_is_recorded_under_check_bounds_through_the_inte
 
 
 def test_bounds_checking_is_on_exactly_for_interpreter_profiles_unless_the_profile_says():
-    assert BUILTIN_PROFILES["triton_interpret_fp32"].checks_bounds
-    assert not BUILTIN_PROFILES["cpu"].checks_bounds and not BUILTIN_PROFILES["torch_cpu_fp32"].checks_bounds
+    assert BUILTIN_PROFILES["triton_interpret"].checks_bounds
+    assert not BUILTIN_PROFILES["cpu"].checks_bounds and not BUILTIN_PROFILES["cuda"].checks_bounds
     assert profile_from_table("mine", {"env": {"TRITON_INTERPRET": "1"}}).checks_bounds
     assert not profile_from_table("mine", {"env": {"TRITON_INTERPRET": "1"}, "bounds_check": False}).checks_bounds
-    assert not profile_from_table("triton_interpret_fp32", {"bounds_check": False}).checks_bounds
+    assert not profile_from_table("triton_interpret", {"bounds_check": False}).checks_bounds  # no env of the built-in
     assert Profile("x", env={"TRITON_INTERPRET": "1"}).interpreted
 
 
