@@ -179,7 +179,7 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
     """`teeth run`'s gate: exit 1 when the run's kill rate is under fail_under (`teeth check`'s semantics)."""
     from teeth.errors import EXIT_GATE_FAILED
     from teeth.gate import under_fail_under
-    from teeth.report.chart import rate_text
+    from teeth.report.rates import rate_text
 
     if fail_under is None:
         return
@@ -303,7 +303,7 @@ def badge(target_name, out, endpoint, db):
     from pathlib import Path
 
     from teeth.report import badge as kill_rate_badge
-    from teeth.report.chart import rate_text
+    from teeth.report.rates import rate_text
 
     store = Store(db_path(db), create=False)
     run_id, rate = kill_rate_badge.latest_rate(store, target_name)

@@ -9,8 +9,8 @@ from jinja2 import Environment
 
 from teeth.core import kill_rate
 from teeth.errors import TeethError
-from teeth.report.chart import rate_text
 from teeth.report.html_page import rate_class
+from teeth.report.rates import rate_text
 from teeth.store import Store
 
 LABEL = "kill rate"

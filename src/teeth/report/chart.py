@@ -10,21 +10,13 @@ from rich.text import Text
 
 from teeth.core import Tally
 from teeth.history import History, Run, Series
+from teeth.report.html_page import templates  # the pages' environment (autoescaped .svg)
+from teeth.report.rates import rate_style, rate_text
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 GAP = "·"
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 MAX_TERMINAL_RUNS = 40
-
-
-def rate_text(rate: float | None) -> str:
-    return "-" if rate is None else f"{100 * rate:.1f}%"
-
-
-def rate_style(rate: float | None) -> str:
-    if rate is None:
-        return "dim"
-    return "green" if rate >= 0.9 else "yellow" if rate >= 0.6 else "red"
 
 
 def sparkline(rates: list[float | None]) -> Text:
@@ -135,8 +127,6 @@ def svg_line_chart(series_list: list[Series], runs: list[Run], width: int = 760,
 
 
 def _svg(name: str, **context) -> Markup:
-    from teeth.report.html_page import templates  # the pages' environment (autoescaped .svg), which imports this
-
     return Markup(templates.get_template(name).render(**context))
 
 

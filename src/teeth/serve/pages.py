@@ -11,9 +11,10 @@ from starlette.responses import HTMLResponse, Response
 from teeth.core import COUNTED, Status, kill_rate
 from teeth.history import load_history
 from teeth.report import badge as kill_rate_badge
-from teeth.report.chart import rate_text, svg_line_chart
+from teeth.report.chart import svg_line_chart
 from teeth.report.html_page import environment, rate_class
-from teeth.serve.app import read_denied
+from teeth.report.rates import rate_text
+from teeth.serve.service import read_denied
 
 MAX_CHART_LINES = 8
 templates = environment("teeth.serve")  # serve's templates, then the report's (page.html, macros.html)

@@ -1,0 +1,102 @@
+"""The tool's imports: no cycle among teeth's modules (late imports inside functions included), and no target."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import teeth
+
+PACKAGE = Path(teeth.__file__).parent
+
+
+def module_names() -> dict[str, Path]:
+    names = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = ("teeth", *path.relative_to(PACKAGE).with_suffix("").parts)
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Every teeth module `name` imports anywhere in its text: `from P import M` counts as P.M where M is a module."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    return {m for m in found if m in modules and m != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = module_names()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_of_teeth_is_part_of_an_import_cycle():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_sees_a_late_import_cycle():
+    graph = import_graph()
+    graph["teeth.core"] = graph["teeth.core"] | {"teeth.lab"}  # lab imports core; a late import back closes a cycle
+    assert any({"teeth.core", "teeth.lab"} <= set(c) for c in cycles(graph))
+
+
+def test_a_late_import_inside_a_function_is_an_import():
+    modules = module_names()
+    path = PACKAGE / "serve" / "cli.py"
+    assert "teeth.serve.app" in imports_of("teeth.serve.cli", path, modules)  # imported inside `serve`
+
+
+def test_the_tool_imports_none_of_its_targets():
+    targets = {"kernels", "batcher"}
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            offenders += [f"{path.relative_to(PACKAGE)}: {n}" for n in names if n.split(".")[0] in targets]
+    assert offenders == []
