@@ -20,12 +20,13 @@ from teeth.store_schema import SCHEMA_VERSION, run_columns, upgrade
 DEFAULT_DB = "db/teeth.db"
 
 
-# SQL: the run measured every mutant of each op it has (not one shard, not chosen mutants); only such runs are
-# kill-rate data points.
+# SQL: the run measured every mutant it discovered (not one shard, not chosen mutants).
 WHOLE_OPS = "{runs}.shard is null and {runs}.mutant_filter is null"
+# SQL: each op it measured, it measured whole under each profile it ran: a point of `teeth history` (an op or profile
+# filter leaves the other ops and profiles out; an operator filter or `teeth check` measures part of an op).
+WHOLE_OP_RATES = WHOLE_OPS + " and {runs}.kind = 'run' and {runs}.operator_filter is null"
 # SQL: the run measured the target whole, as `teeth run` without a filter does: a base for `teeth check`.
-WHOLE_RUN = WHOLE_OPS + (" and {runs}.kind = 'run' and {runs}.op_filter is null and {runs}.operator_filter is null "
-                         "and {runs}.profile_filter is null")
+WHOLE_RUN = WHOLE_OP_RATES + " and {runs}.op_filter is null and {runs}.profile_filter is null"
 
 
 def now() -> str:
@@ -309,7 +310,7 @@ class Store:
         sql = f"""select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
                         m.op, o.profile, {counts_sql()}
                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
-                 where """ + WHOLE_OPS.format(runs="r") + (" and r.target = ? " if target else " ") + \
+                 where """ + WHOLE_OP_RATES.format(runs="r") + (" and r.target = ? " if target else " ") + \
             "group by r.id, m.op, o.profile order by 1, 7, 8"
         rows = [dict(r) for r in self.db.query(sql, [target] if target else [])]
         for row in rows:

@@ -127,3 +127,15 @@ def test_the_terminal_table_draws_one_sparkline_per_op_and_profile(store):
     assert "▅█" in take and "100.0%" in take and "+50.0" in take
     fp32 = next(line for line in text.splitlines() if " take " in line and " fp32 " in line)
     assert "·▁" in fp32
+
+
+def test_a_run_filtered_by_operator_or_a_check_run_is_no_point_of_the_history(store):
+    partial = store.start_run("rows", [], [], {"commit": "abc1234", "dirty": 0, "options": {"operators": ["whole_batch"]}})
+    check = store.start_run("rows", [], [], {"commit": "abc1234", "dirty": 0, "options": {"command": "check"}})
+    by_op = store.start_run("rows", [], [], {"commit": "abc1234", "dirty": 0, "options": {"ops": ["take"]}})
+    for run_id in (partial, check, by_op):
+        store.record_outcomes(run_id, [{"mutant_id": "a1", "profile": "cpu", "status": "survived"}])
+        store.finish_run(run_id, "completed", {}, {})
+    found = rates(load_history(store, "rows"))
+    assert (by_op, "take", "cpu") in found  # an op filter measures that op whole
+    assert not {run for run, _, _ in found} & {partial, check}
