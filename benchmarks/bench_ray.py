@@ -17,7 +17,7 @@ from teeth.config import load_config
 from teeth.lab import Lab
 from teeth.operators import select_operators
 from teeth.store import Store
-from teeth.workers.local import LocalBackend
+from teeth.workers.local import LocalBackends
 
 REPO = Path(__file__).resolve().parents[1]
 PER_FILE = 100  # functions per synthetic module; each has 4 mutants (2 numbers, 2 operators)
@@ -61,16 +61,18 @@ def cpu_seconds() -> float:
 
 def measure(root: Path, target_name: str, backend: str, jobs: int, ops=None, operators=None) -> dict:
     """One run in this process; call once per process (ru_maxrss is the process's peak)."""
-    factory, session = LocalBackend, None
+    factory, session = LocalBackends(), None
     if backend == "ray":
         import ray
 
+        from teeth.workers.ray_backend import RayBackends
         from teeth.workers.ray_cluster import RaySession
 
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
                  _temp_dir=tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
-        session = factory = RaySession()
+        session = RaySession()
+        factory = RayBackends(session)
     target = load_config(str(root / "pyproject.toml")).target(target_name)
     store = CountingStore(Path(tempfile.mkdtemp()) / "bench.db")
     lab = Lab(target, store, factory)

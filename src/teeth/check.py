@@ -14,6 +14,7 @@ from teeth.lab import Lab, Progress, run_metadata
 from teeth.operators import select_operators
 from teeth.selection import BaselineSelection
 from teeth.store import Store
+from teeth.workers.base import Backends
 
 
 @dataclass
@@ -41,13 +42,13 @@ def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Chan
     return planned
 
 
-def check_target(store: Store, target: Target, changes: Changes, backend_factory, jobs: int, use_cache: bool,
+def check_target(store: Store, target: Target, changes: Changes, backends: Backends, jobs: int, use_cache: bool,
                  progress: Progress | None = None) -> TargetCheck:
     """Run the target's mutants in changed functions (cached ones reused) and gate the recorded run."""
     touched = [f for f in target.files if os.path.realpath(f) in changes.lines]  # only changed files are parsed
     cache = OutcomeCache(target, store, reuse=use_cache)
     selection = BaselineSelection(target, store, cache, enabled=use_cache)
-    lab = Lab(target, store, backend_factory, progress, cache=cache, selection=selection)
+    lab = Lab(target, store, backends, progress, cache=cache, selection=selection)
     functions: list[str] = []
 
     def scope(mutants):

@@ -16,11 +16,12 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from teeth.config import load_config
+from teeth.core import STATUSES, Status, kill_rate
 from teeth.errors import EXIT_INTERRUPTED, TeethError
 from teeth.operators import all_operators, bug_class, select_operators
 from teeth.report.progress import RichProgress
 from teeth.shards import Shard
-from teeth.store import STATUSES, Store, db_path
+from teeth.store import Store, db_path
 
 console = Console()
 errors = Console(stderr=True)
@@ -116,10 +117,10 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         click.echo(f"teeth: no {' or '.join(only)} mutants in the latest run of target {target.name}; nothing to run",
                    err=True)
         return
-    factory = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
+    backends = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
     reuse = not no_cache and chosen is None  # chosen mutants run against today's tests
-    lab = Lab(target, store, factory, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse))
+    lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse))
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "backend": backend,
                "address": address, "no_cache": no_cache, "execution": execution}
@@ -142,8 +143,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
                        f"(continue it with: teeth run --target {target.name} --resume)", err=True)
         sys.exit(EXIT_INTERRUPTED)
     finally:
-        if backend == "ray":
-            factory.close()  # stop the local cluster this run started; leave a cluster it only joined
+        backends.close()  # ray: stop the local cluster this run started; leave a cluster it only joined
     d = summary.discovery
     errors.print(f"[dim]{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
                  f"{d.duplicates} duplicate, {d.unviable} unviable[/dim]")
@@ -177,7 +177,6 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
     from teeth.errors import EXIT_GATE_FAILED
     from teeth.gate import under_fail_under
     from teeth.report.chart import rate_text
-    from teeth.store import kill_rate
 
     if fail_under is None:
         return
@@ -206,11 +205,11 @@ def check(base, target_names, fmt, no_cache, jobs, db, config_path):
     from teeth.check import check_target, plan
     from teeth.errors import EXIT_GATE_FAILED
     from teeth.gate import text_report
-    from teeth.workers.local import LocalBackend
+    from teeth.workers.local import LocalBackends
 
     planned = plan(load_config(config_path), list(target_names), base)  # git and config errors: nothing written
     store = Store(db_path(db))
-    checks = [check_target(store, target, changes, LocalBackend, jobs or os.cpu_count() or 1, not no_cache,
+    checks = [check_target(store, target, changes, LocalBackends(), jobs or os.cpu_count() or 1, not no_cache,
                            RichProgress(errors)) for target, changes in planned]
     passed = all(c.verdict.passed for c in checks)
     if fmt == "json":
@@ -229,15 +228,16 @@ def check(base, target_names, fmt, no_cache, jobs, db, config_path):
 
 
 def _backend(name, address, jobs):
-    from teeth.workers.local import LocalBackend
+    from teeth.workers.local import LocalBackends
 
     if name == "local":
         if address:
             raise TeethError("--address needs --backend ray")
-        return LocalBackend
+        return LocalBackends()
+    from teeth.workers.ray_backend import RayBackends
     from teeth.workers.ray_cluster import RaySession
 
-    return RaySession(address, jobs or 0)
+    return RayBackends(RaySession(address, jobs or 0))
 
 
 def _profiles(target, names):
@@ -352,7 +352,7 @@ def show(mutant_id, db, fmt):
         raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
     outcomes = store.outcomes_of(mutant["id"])
     executing = store.tests_executing(mutant["target"], mutant["file"], range(mutant["line"], mutant["end_line"] + 1))
-    surviving = any(o["status"] in ("survived", "no_coverage") for o in outcomes)
+    surviving = any(Status(o["status"]).surviving for o in outcomes)
     explained = bug_class(mutant["operator"], mutant["original"], mutant["replacement"]) if surviving else None
     if fmt == "json":
         mutant.pop("path", None)  # outputs show the file as `file` does; the absolute path stays in the database

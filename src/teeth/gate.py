@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from teeth.config import Target
 from teeth.errors import ConfigError
 from teeth.operators import select_operators
-from teeth.store import Store, kill_rate, whole_ops
-
-SURVIVING = ("survived", "no_coverage")  # a mutant no test killed, whether or not a test ran it
+from teeth.core import Status, Tally, kill_rate
+from teeth.store import Store, whole_ops
 
 
 @dataclass
@@ -64,7 +63,7 @@ class Verdict:
 
     @property
     def survivors(self) -> list[dict]:
-        return [r for r in self.results if r["status"] in SURVIVING]
+        return [r for r in self.results if Status(r["status"]).surviving]
 
     def required(self, row: dict) -> bool:
         return row["operator"] in self.policy.required
@@ -121,8 +120,7 @@ def _pct(value: float | None) -> str:
 def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, functions: list[str],
                 baseline: dict | None = None) -> list[str]:
     """The plain-text lines of a target's check."""
-    counted = sum(verdict.counts.get(s, 0) for s in ("killed", "timeout", "survived", "no_coverage"))
-    caught = sum(verdict.counts.get(s, 0) for s in ("killed", "timeout"))
+    caught, counted = Tally.of(verdict.counts)
     lines = [f"target {verdict.target}: run {verdict.run_id}, base {verdict.base_commit[:12]}",
              f"  changed functions: {', '.join(functions) or 'none'}",
              f"  mutants: {len(verdict.results)} in scope, {executed} run, {reused} reused"

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from teeth.errors import TeethError
-from teeth.store import Store, kill_rate
+from teeth.core import COUNTED, Status, kill_rate
+from teeth.store import Store
 
-FIELDS = ("run", "target", "started_at", "commit", "dirty", "run_status", "op", "profile",
-          "killed", "timeout", "survived", "no_coverage", "error", "skipped", "kill_rate")
-COUNTS = ("killed", "timeout", "survived", "no_coverage", "error", "skipped")
+COUNTS = tuple(s.value for s in (*COUNTED, *(s for s in Status if not s.counts)))  # the counted ones first
+FIELDS = ("run", "target", "started_at", "commit", "dirty", "run_status", "op", "profile", *COUNTS, "kill_rate")
 ALL_OPS = "(all ops)"
 
 

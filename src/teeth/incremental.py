@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 from teeth.config import Target
+from teeth.core import Outcome, Status
 from teeth.profiles import Profile
 from teeth.store import Store
 
-TEST_STATUSES = ("killed", "survived", "no_coverage", "timeout", "error")  # skipped needs no test: never cached
 KEYED_PACKAGES = ("torch", "triton")  # an upgrade of either invalidates every stored outcome
 
 
@@ -107,15 +107,16 @@ class OutcomeCache:
         path = (self.target.root / test_id.split("::")[0]).resolve()
         return _sha(*(f"{p}:{self._file(p)}" for p in [path, *self._conftests(path.parent)]))
 
-    def key(self, mutant, profile: Profile, status: str, killed_by: str | None) -> str | None:
-        if status not in TEST_STATUSES:
+    def key(self, mutant, profile: Profile, status: Status, killed_by: str | None) -> str | None:
+        """None for a status no test decides (skipped): never cached."""
+        if not Status(status).tested:
             return None
-        tests = self.killing_test_key(killed_by) if status == "killed" and killed_by else self.all_tests_key()
+        tests = self.killing_test_key(killed_by) if status == Status.KILLED and killed_by else self.all_tests_key()
         return _sha(hashlib.sha256(mutant.code.encode()).hexdigest(), self.profile_key(profile), status, tests)
 
     # -- reuse ----------------------------------------------------------------
-    def partition(self, profile: Profile, mutants: list) -> tuple[list[dict], list]:
-        """(outcome rows to record as reused, mutants that must run)."""
+    def partition(self, profile: Profile, mutants: list) -> tuple[list[Outcome], list]:
+        """(outcomes to record as reused, mutants that must run)."""
         if not self.reuse or not mutants:
             return [], mutants
         latest = self._latest(profile.name, [m.id for m in mutants])
@@ -129,10 +130,7 @@ class OutcomeCache:
             origin = row["reused_from"] or row["run_id"]
             detail = row["detail"] if row["reused_from"] else \
                 f"reused from run {origin}" + (f": {row['detail']}" if row["detail"] else "")
-            reused.append({"mutant_id": mutant.id, "profile": profile.name, "status": row["status"],
-                           "killed_by": row["killed_by"], "check": row["check"], "duration": row["duration"],
-                           "tests_run": row["tests_run"], "test_seconds": row["test_seconds"], "detail": detail,
-                           "cache_key": row["cache_key"], "reused_from": origin})
+            reused.append(Outcome.from_row(row).replace(detail=detail, reused_from=origin))
         return reused, remaining
 
     def _latest(self, profile: str, ids: list[str]) -> dict[str, dict]:

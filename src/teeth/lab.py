@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from teeth.config import Target
+from teeth.core import STATUSES, MutantScenario, Outcome, Status
 from teeth.coverage_map import CoverageMap
 from teeth.discover import Discovery, Mutant, discover
 from teeth.errors import BaselineFailed, ConfigError
@@ -20,7 +21,7 @@ from teeth.ordering import KillHistory
 from teeth.profiles import Profile
 from teeth.selection import BaselineSelection
 from teeth.store import Store
-from teeth.workers.base import Backend, Result, Task
+from teeth.workers.base import Backends
 
 VERSIONED = ("teeth", "torch", "triton", "pytest", "mutmut", "libcst", "coverage")
 FLUSH_EVERY, FLUSH_SECONDS = 50, 0.5  # outcomes are written in batches, at least twice a second
@@ -31,7 +32,7 @@ class Progress:
 
     def stage(self, text: str) -> None: ...
     def start(self, profile: str, total: int) -> None: ...
-    def advance(self, mutant: Mutant, status: str, measured: bool = True) -> None:
+    def advance(self, mutant: Mutant, status: Status, measured: bool = True) -> None:
         """measured=False: settled without a worker (reused, skipped, no_coverage): says nothing of the pace."""
 
     def finish(self) -> None: ...
@@ -77,10 +78,10 @@ def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
 
 
 class Lab:
-    def __init__(self, target: Target, store: Store, backend_factory: Callable[[Target, Profile, int], Backend],
+    def __init__(self, target: Target, store: Store, backends: Backends,
                  progress: Progress | None = None, cache: OutcomeCache | None = None,
                  selection: BaselineSelection | None = None):
-        self.target, self.store, self.backend_factory = target, store, backend_factory
+        self.target, self.store, self.backends = target, store, backends
         self.progress = progress or Progress()
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
         # What each baseline test executed is always recorded; only `teeth check` selects from it.
@@ -125,7 +126,7 @@ class Lab:
             clock["total"] = time.perf_counter() - clock.pop("started")
             summary.timings = clock
             summary.totals = {s: sum(1 for r in self.store.results(run_id) if r["status"] == s)
-                              for s in ("killed", "survived", "no_coverage", "timeout", "error", "skipped")}
+                              for s in STATUSES}
             summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
             self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
                                   clock, summary.totals)
@@ -147,33 +148,31 @@ class Lab:
 
     def _profile(self, run_id: int, profile: Profile, mutants: list[Mutant], jobs: int, clock: dict) -> None:
         self.progress.start(profile.name, len(mutants))
-        judge = getattr(self.backend_factory, "unavailable_reason", None)  # a Ray cluster judges its own GPUs
-        reason = judge(profile) if judge else profile.unavailable_reason()
+        reason = self.backends.unavailable_reason(profile)  # a Ray cluster judges its own GPUs
         if reason:
-            self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=reason)) for m in mutants])
+            self._record(run_id, profile, [(m, Outcome(m.id, Status.SKIPPED, detail=reason)) for m in mutants])
             return
         reasons = {m.id: self._not_exercised(m, profile) for m in mutants}
-        self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=reasons[m.id]))
+        self._record(run_id, profile, [(m, Outcome(m.id, Status.SKIPPED, detail=reasons[m.id]))
                                        for m in mutants if reasons[m.id]])
         mutants = [m for m in mutants if not reasons[m.id]]
         by_id = {m.id: m for m in mutants}
         reused, mutants = self.cache.partition(profile, mutants)
         if reused:
-            self.store.record_outcomes(run_id, reused)
-            for row in reused:
-                self.progress.advance(by_id[row["mutant_id"]], row["status"], measured=False)
+            self.store.record_outcomes(run_id, [outcome.row(profile.name) for outcome in reused])
+            for outcome in reused:
+                self.progress.advance(by_id[outcome.mutant_id], outcome.status, measured=False)
         if not mutants or (self.cache.reuse and all(m.skip for m in mutants)):  # nothing needs a test: no worker
-            self._record(run_id, profile, [(m, Result(m.id, "skipped", detail=m.skip)) for m in mutants])
+            self._record(run_id, profile, [(m, Outcome(m.id, Status.SKIPPED, detail=m.skip)) for m in mutants])
             return
         started = time.perf_counter()
         self.progress.stage(f"{profile.name}: starting warm worker and collecting tests")
-        with self.backend_factory(self.target, profile, jobs) as backend:
+        with self.backends.open(self.target, profile, jobs) as backend:
             clock[f"worker.{profile.name}"] = time.perf_counter() - started  # start, scratch copy, collection
             started = time.perf_counter()
-            protection = getattr(backend, "protection", None)
-            if protection:
-                self.store.record_protection(run_id, profile.name, protection)
-                self.progress.stage(f"{profile.name}: isolation: {protection}")
+            if backend.protection:
+                self.store.record_protection(run_id, profile.name, backend.protection)
+                self.progress.stage(f"{profile.name}: isolation: {backend.protection}")
             only = self.selection.tests_for(profile, backend.tests, mutants)
             shown = f"{len(backend.tests)} tests" if only is None else \
                 f"{len(only)} of {len(backend.tests)} tests, selected from recorded coverage"
@@ -186,15 +185,15 @@ class Lab:
             clock[f"baseline.{profile.name}"] = time.perf_counter() - started
             coverage = CoverageMap.from_baseline(baseline)
             history = KillHistory.from_rows(self.store.kill_history(self.target.name, profile.name))
-            tasks, immediate = self._schedule(mutants, coverage, history)
+            scenarios, immediate = self._schedule(mutants, coverage, history)
             self._record(run_id, profile, immediate)
             by_id = {m.id: m for m in mutants}
-            batch: list[tuple[Mutant, Result]] = []
+            batch: list[tuple[Mutant, Outcome]] = []
             executed = flushed = time.perf_counter()
             try:
-                for result in backend.execute(tasks):
-                    batch.append((by_id[result.id], result))
-                    self.progress.advance(by_id[result.id], result.status)
+                for outcome in backend.execute(scenarios):
+                    batch.append((by_id[outcome.mutant_id], outcome))
+                    self.progress.advance(by_id[outcome.mutant_id], outcome.status)
                     if len(batch) >= FLUSH_EVERY or time.perf_counter() - flushed > FLUSH_SECONDS:
                         self._record(run_id, profile, batch, announce=False)
                         batch, flushed = [], time.perf_counter()
@@ -212,33 +211,29 @@ class Lab:
         return None
 
     def _schedule(self, mutants: list[Mutant], coverage: CoverageMap,
-                  history: KillHistory | None = None) -> tuple[list[Task], list]:
-        tasks, immediate = [], []
+                  history: KillHistory | None = None) -> tuple[list[MutantScenario], list]:
+        scenarios, immediate = [], []
         for mutant in mutants:
             if mutant.skip:
-                immediate.append((mutant, Result(mutant.id, "skipped", detail=mutant.skip)))
+                immediate.append((mutant, Outcome(mutant.id, Status.SKIPPED, detail=mutant.skip)))
                 continue
             tests = coverage.tests_for(mutant.path, mutant.lines, module_level=not mutant.swap)
             if not tests:
-                immediate.append((mutant, Result(mutant.id, "no_coverage", detail="no test executes its lines")))
+                immediate.append((mutant, Outcome(mutant.id, Status.NO_COVERAGE, detail="no test executes its lines")))
                 continue
             if history is not None:
                 tests = history.order(mutant, tests)  # killer-first: the likely killer runs before the rest
-            tasks.append(Task(mutant.id, mutant.path, mutant.swap, mutant.code, tests, coverage.budget(
-                tests, self.target.timeout_factor, self.target.timeout_floor)))
-        return tasks, immediate
+            scenarios.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
+                                            tests=tests, timeout=coverage.budget(
+                                                tests, self.target.timeout_factor, self.target.timeout_floor)))
+        return scenarios, immediate
 
     def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:
         rows = []
-        for mutant, result in pairs:
+        for mutant, outcome in pairs:
             if announce:
-                self.progress.advance(mutant, result.status, measured=False)
-            detail = result.detail
-            if result.signal:
-                detail = f"signal {result.signal}: {detail}"
-            rows.append({"mutant_id": mutant.id, "profile": profile.name, "status": result.status,
-                         "killed_by": result.test, "check": result.check, "duration": result.duration,
-                         "tests_run": result.tests_run, "test_seconds": result.test_seconds, "detail": detail,
-                         "cache_key": self.cache.key(mutant, profile, result.status, result.test)})
+                self.progress.advance(mutant, outcome.status, measured=False)
+            key = self.cache.key(mutant, profile, outcome.status, outcome.killed_by)
+            rows.append(outcome.replace(cache_key=key).row(profile.name))
         if rows:
             self.store.record_outcomes(run_id, rows)

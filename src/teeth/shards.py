@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teeth.errors import ConfigError, ShardsRefused, TeethError
-from teeth.store import STATUSES, Store, now
+from teeth.core import STATUSES
+from teeth.store import Store, now
 from teeth.store_opening import write_transaction
 
 # Options that say how a shard ran, not what it measured: they may differ between shards.

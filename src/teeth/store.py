@@ -11,13 +11,13 @@ from pathlib import Path
 
 import sqlite_utils
 
+from teeth.core import Status, counts_sql, kill_rate, kill_rate_sql
 from teeth.errors import TeethError
 from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
                                  retry_while_locked)
 
 SCHEMA_VERSION = 6
 DEFAULT_DB = "db/teeth.db"
-STATUSES = ("killed", "survived", "no_coverage", "timeout", "error", "skipped")
 
 
 def whole_ops(runs: str = "runs") -> str:
@@ -202,9 +202,9 @@ class Store:
         """(mutant, file, function, killing test) of every kill of `target` under `profile`, oldest run first."""
         sql = """select o.mutant_id, m.file, m.function, o.killed_by from outcomes o
                  join mutants m on m.id = o.mutant_id join runs r on r.id = o.run_id
-                 where r.target = ? and o.profile = ? and o.status = 'killed' and o.killed_by is not null
+                 where r.target = ? and o.profile = ? and o.status = ? and o.killed_by is not null
                  order by o.run_id"""
-        return [tuple(row) for row in self.db.execute(sql, [target, profile]).fetchall()]
+        return [tuple(row) for row in self.db.execute(sql, [target, profile, Status.KILLED]).fetchall()]
 
     def reused_count(self, run_id: int) -> int:
         return self.db["outcomes"].count_where("run_id = ? and reused_from is not null", [run_id])
@@ -240,16 +240,10 @@ class Store:
         columns = ", ".join({"op": "m.op", "profile": "o.profile", "check": 'o."check"',
                              "operator": "m.operator"}[b] + f" as {b}" for b in by)
         groups = ", ".join(str(i + 1) for i in range(len(by)))
-        sql = f"""select {columns},
-                  sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
-                  sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
-                  sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped
+        sql = f"""select {columns}, {counts_sql()}, {kill_rate_sql()} as kill_rate
                   from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
                   group by {groups} order by {groups}"""
-        rows = [dict(r) for r in self.db.query(sql, [run_id])]
-        for row in rows:
-            row["kill_rate"] = kill_rate(row)
-        return rows
+        return [dict(r) for r in self.db.query(sql, [run_id])]
 
     def mutant(self, mutant_id: str) -> dict | None:
         matches = list(self.db["mutants"].rows_where("substr(id, 1, ?) = ?", [len(mutant_id), mutant_id],
@@ -287,9 +281,7 @@ class Store:
     def kill_rate_history(self, target: str | None = None) -> list[dict]:
         """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
         sql = """select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
-                        m.op, o.profile, sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
-                        sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
-                        sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped
+                        m.op, o.profile, """ + counts_sql() + """
                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
                  where """ + whole_ops("r") + (" and r.target = ? " if target else " ") + \
             "group by r.id, m.op, o.profile order by 1, 7, 8"
@@ -305,10 +297,3 @@ class Store:
                       m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail
                from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
                order by m.file, m.line, m.id, o.profile""", [run_id])]
-
-
-def kill_rate(counts: dict) -> float | None:
-    """(killed + timeout) / (killed + timeout + survived + no_coverage); None with nothing to count."""
-    caught = (counts.get("killed") or 0) + (counts.get("timeout") or 0)
-    total = caught + (counts.get("survived") or 0) + (counts.get("no_coverage") or 0)
-    return caught / total if total else None

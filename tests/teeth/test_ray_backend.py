@@ -20,7 +20,7 @@ from teeth.config import load_config
 from teeth.lab import Lab, Progress
 from teeth.operators import select_operators
 from teeth.store import Store
-from teeth.workers.local import LocalBackend
+from teeth.workers.local import LocalBackends
 
 REPO = Path(__file__).resolve().parents[2]
 # A few dozen batcher mutants, some killed and some surviving under the local backend.
@@ -77,25 +77,25 @@ def run_lab(root: Path, target_name: str, db: Path, factory, ops=None, progress=
 
 
 def ray_factory(created: list):
+    from teeth.workers.ray_backend import RayBackends
     from teeth.workers.ray_cluster import RaySession
 
-    session = RaySession()  # the module's cluster is already initialised: the session uses it and leaves it
+    class Recording(RayBackends):
+        def open(self, target, profile, jobs):
+            backend = super().open(target, profile, jobs)
+            created.append(backend)
+            return backend
 
-    def factory(target, profile, jobs):
-        backend = session(target, profile, jobs)
-        created.append(backend)
-        return backend
-
-    return factory
+    return Recording(RaySession())  # the module's cluster is already initialised: the session uses it and leaves it
 
 
 def test_ray_backend_records_the_same_outcome_as_the_local_backend_for_every_mutant(cluster, tmp_path):
-    local, local_statuses = run_lab(REPO, "batcher", tmp_path / "local.db", LocalBackend, ops=BATCHER_OPS)
+    local, local_statuses = run_lab(REPO, "batcher", tmp_path / "local.db", LocalBackends(), ops=BATCHER_OPS)
     created, progress = [], Recorder()
     remote, ray_statuses = run_lab(REPO, "batcher", tmp_path / "ray.db", ray_factory(created), ops=BATCHER_OPS,
                                    progress=progress)
     assert remote.status == "completed"
-    assert len(created[0].workers) == 0  # closed: its actors are killed once the profile is done
+    assert len(created[0].actors) == 0  # closed: its actors are killed once the profile is done
     assert {"killed", "survived"} <= set(local_statuses.values())
     assert ray_statuses == local_statuses
     assert set(progress.seen) == set(local_statuses) and set(progress.seen.values()) == {1}
@@ -103,13 +103,13 @@ def test_ray_backend_records_the_same_outcome_as_the_local_backend_for_every_mut
 
 def test_a_worker_killed_mid_mutant_has_that_mutant_retried_and_recorded_exactly_once(cluster, project, tmp_path):
     root = project("slow_suite")  # each mutant's test sleeps 0.2 s: a kill lands mid-mutant
-    _, local_statuses = run_lab(root, "steps", tmp_path / "local.db", LocalBackend)
+    _, local_statuses = run_lab(root, "steps", tmp_path / "local.db", LocalBackends())
     created, killed = [], []
 
     def kill_a_worker():
-        worker = created[0].workers[0]
-        os.kill(worker.pid, signal.SIGKILL)
-        killed.append(worker.pid)
+        actor = created[0].actors[0]
+        os.kill(actor.pid, signal.SIGKILL)
+        killed.append(actor.pid)
 
     progress = Recorder(on_first_executed=kill_a_worker)
     summary, statuses = run_lab(root, "steps", tmp_path / "ray.db", ray_factory(created), progress=progress)
@@ -135,7 +135,7 @@ def test_an_interrupt_in_the_coordinator_kills_every_actor_while_the_cluster_liv
 
     with pytest.raises(KeyboardInterrupt):
         run_lab(root, "steps", tmp_path / "ray.db", ray_factory(created), progress=Recorder(interrupt))
-    assert created and created[0].workers == []
+    assert created and created[0].actors == []
     assert wait_for_free_cpus(cluster, 2) == 2  # this process, their owner, is alive: only a kill frees them
     with sqlite3.connect(tmp_path / "ray.db") as conn:
         assert conn.execute("select status from runs").fetchall() == [("interrupted",)]

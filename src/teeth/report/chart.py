@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from teeth.core import Tally
 from teeth.history import History, Run, Series
 
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -82,8 +83,7 @@ def _row(series: Series, runs: list[Run], multi_target: bool) -> list:
     values = series.measured()
     last = max(series.points)
     point = series.points[last]
-    caught = point["killed"] + point["timeout"]
-    counted = caught + point["survived"] + point["no_coverage"]
+    caught, counted = Tally.of(point)
     cells = [Text(series.op, style="bold" if series.op.startswith("(") else ""), Text(series.profile),
              sparkline(series.rates([r for r in runs if r.target == series.target])),
              Text(rate_text(point["kill_rate"]), style=rate_style(point["kill_rate"])),

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from teeth.core import Status, Tally, kill_rate
 from teeth.errors import TeethError
 from teeth.history import load_history
 from teeth.report.chart import svg_line_chart, svg_sparkline
 from teeth.report.html_page import file_page_name, group_mutants, render
 from teeth.report.html_source import read_source, source_page
-from teeth.store import Store, kill_rate
+from teeth.store import Store
 
 
 def resolve_run(store: Store, run_ref: str, target: str | None) -> dict:
@@ -87,9 +88,8 @@ def _cell(rate: float | None, caught: int, counted: int, spark: str = "") -> dic
 
 
 def _counts(rows: list[dict]) -> dict:
-    statuses = Counter(r["status"] for r in rows)
-    caught = statuses["killed"] + statuses["timeout"]
-    return _cell(kill_rate(statuses), caught, caught + statuses["survived"] + statuses["no_coverage"])
+    tally = Tally.of(Counter(r["status"] for r in rows))
+    return _cell(tally.rate, tally.caught, tally.counted)
 
 
 def matrix(rows: list[dict], history, pages: dict[str, str]) -> dict:
@@ -123,9 +123,8 @@ def history_rows(history) -> dict:
     rows = []
     for r in history.runs:
         points = [s.points.get(r.id) for s in overall]
-        rows.append({"run": r, "cells": [None if p is None else _cell(
-            p["kill_rate"], p["killed"] + p["timeout"], p["killed"] + p["timeout"] + p["survived"] + p["no_coverage"])
-            for p in points]})
+        rows.append({"run": r, "cells": [None if p is None else _cell(p["kill_rate"], *Tally.of(p))
+                                         for p in points]})
     chart = svg_line_chart(overall, history.runs) if history.runs else ""
     return {"runs": history.runs, "overall": overall, "rows": rows, "chart": chart}
 
@@ -133,10 +132,10 @@ def history_rows(history) -> dict:
 def mutant_sections(rows: list[dict], pages: dict[str, str]) -> list[dict]:
     """The survivors, then the mutants no test covers (when there are any), each with a link to its line."""
     sections = []
-    for status, title in (("survived", "Survivors: mutants no test killed"),
-                          ("no_coverage", "Not covered: mutants no test executes")):
+    for status, title in ((Status.SURVIVED, "Survivors: mutants no test killed"),
+                          (Status.NO_COVERAGE, "Not covered: mutants no test executes")):
         found = group_mutants(rows, (status,))
-        if status == "no_coverage" and not found:
+        if status is Status.NO_COVERAGE and not found:
             continue
         sections.append({"status": status, "title": title, "mutants": [
             (m, profiles, f'{pages[m["file"]]}#L{m["line"]}') for m, profiles in found]})
@@ -151,7 +150,7 @@ def file_rows(rows: list[dict], pages: dict[str, str]) -> list[dict]:
     for file in sorted(by_file):
         here = by_file[file]
         statuses = Counter(r["status"] for r in here)
-        other = sum(n for s, n in statuses.items() if s not in ("killed", "timeout", "survived", "no_coverage"))
+        other = sum(n for s, n in statuses.items() if not Status(s).counts)
         table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant"] for r in here}),
                       "survived": statuses["survived"], "no_coverage": statuses["no_coverage"], "other": other})
     return table

@@ -7,12 +7,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from teeth import sources
+from teeth.core import CAUGHT, COUNTED, SURVIVING, Status
 from teeth.errors import TeethError
 from teeth.report.highlight import highlight_lines
 from teeth.report.html_page import group_mutants, render
 
-SHOWN = ("killed", "timeout", "survived", "no_coverage")
-DETAILED = ("survived", "no_coverage")
+SHOWN = COUNTED
+DETAILED = SURVIVING
 
 
 def read_source(root: Path, file: str) -> list[str] | None:
@@ -38,14 +39,14 @@ def stale_mutants(rows: list[dict], lines: list[str]) -> int:
 
 
 def line_class(statuses: Counter) -> str:
-    for status in ("survived", "no_coverage"):
+    for status in SURVIVING:
         if statuses[status]:
-            return status
-    return "killed" if statuses["killed"] or statuses["timeout"] else "other"
+            return status.value
+    return "killed" if any(statuses[s] for s in CAUGHT) else "other"
 
 
-BADGES = (("survived", "survived", "✗"), ("no_coverage", "no_coverage", "∅"), ("killed", "killed", "✓"),
-          ("timeout", "killed", "T"))  # status, badge class, label
+BADGES = ((Status.SURVIVED, "survived", "✗"), (Status.NO_COVERAGE, "no_coverage", "∅"),
+          (Status.KILLED, "killed", "✓"), (Status.TIMEOUT, "killed", "T"))  # status, badge class, label
 
 
 def badges(statuses: Counter) -> list[dict]:

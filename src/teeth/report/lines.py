@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from teeth.core import SURVIVING  # what `--format lines` lists unless `--status` says otherwise
 from teeth.errors import TeethError
 from teeth.sources import located, read_source, span
 
-SURVIVING = ("survived", "no_coverage")  # what `--format lines` lists unless `--status` says otherwise
 WIDTH = 120  # a change longer than this is cut, with an ellipsis
 
 

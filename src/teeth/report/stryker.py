@@ -12,13 +12,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from teeth.core import Status
 from teeth.errors import TeethError
 from teeth.sources import located, read_source, span
 from teeth.store import Store
 
 SCHEMA_VERSION = "2"
-STATUS = {"killed": "Killed", "survived": "Survived", "no_coverage": "NoCoverage", "timeout": "Timeout",
-          "error": "RuntimeError", "skipped": "Ignored"}
+STATUS = {Status.KILLED: "Killed", Status.SURVIVED: "Survived", Status.NO_COVERAGE: "NoCoverage",
+          Status.TIMEOUT: "Timeout", Status.ERROR: "RuntimeError", Status.SKIPPED: "Ignored"}
 REQUIRED_MUTANT_KEYS = ("id", "mutatorName", "location", "status")
 STATUS_ENUM = ("Killed", "Survived", "NoCoverage", "CompileError", "RuntimeError", "Timeout", "Ignored", "Pending")
 MODULE = "<module>"
@@ -91,8 +92,8 @@ def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool) ->
         "description": f"{row['operator']} in {row['function'] or MODULE} (op {row['op']}, "
                        f"profile {row['profile']})",
     }
-    if row["status"] != "skipped":
-        covered = [] if row["status"] == "no_coverage" else coverage.covered_by(row)
+    if row["status"] != Status.SKIPPED:
+        covered = [] if row["status"] == Status.NO_COVERAGE else coverage.covered_by(row)
         if row["killed_by"] and row["killed_by"] not in covered:
             covered = [*covered, row["killed_by"]]
         mutant["coveredBy"] = covered

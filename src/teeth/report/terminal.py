@@ -6,7 +6,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from teeth.store import STATUSES, Store
+from teeth.core import STATUSES, Status, Tally
+from teeth.store import Store
 
 
 def _rate(value: float | None) -> str:
@@ -22,10 +23,11 @@ def kill_rate_table(store: Store, run_id: int) -> Table:
         table.add_column(Text(profile), justify="right")
     cells: dict[str, dict[str, str]] = {}
     for row in rows:
-        counted = row["killed"] + row["timeout"] + row["survived"] + row["no_coverage"]
+        caught, counted = Tally.of(row)
+        uncounted = [s for s in Status if not s.counts]
         cells.setdefault(row["op"], {})[row["profile"]] = (
-            f"{_rate(row['kill_rate'])} ({row['killed'] + row['timeout']}/{counted})"
-            if counted else f"- ({', '.join(f'{row[s]} {s}' for s in ('error', 'skipped') if row[s]) or 'none'})")
+            f"{_rate(row['kill_rate'])} ({caught}/{counted})"
+            if counted else f"- ({', '.join(f'{row[s]} {s}' for s in uncounted if row[s]) or 'none'})")
     for op in sorted(cells):
         table.add_row(Text(op), *(cells[op].get(p, "") for p in profiles))
     return table
@@ -66,7 +68,7 @@ def results_table(results: list[dict]) -> Table:
 def print_run_report(console: Console, store: Store, run_id: int) -> None:
     results = store.results(run_id)
     console.print(kill_rate_table(store, run_id))
-    survivors = [r for r in results if r["status"] == "survived"]
+    survivors = [r for r in results if r["status"] == Status.SURVIVED]
     if survivors:
         console.print(survivors_table(survivors))
     console.print(f"run {run_id}: {totals_line(results)}")

@@ -8,12 +8,12 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from teeth.core import COUNTED, Status, kill_rate
 from teeth.history import load_history
 from teeth.report import badge as kill_rate_badge
 from teeth.report.chart import rate_text, svg_line_chart
 from teeth.report.html_page import environment, rate_class
 from teeth.serve.app import read_denied
-from teeth.store import kill_rate
 
 MAX_CHART_LINES = 8
 templates = environment("teeth.serve")  # serve's templates, then the report's (page.html, macros.html)
@@ -54,8 +54,8 @@ def target(store, name):
     table = []
     for run in reversed(runs):
         cells = run["kill_rates"]
-        totals = {k: sum(c[k] for c in cells) for k in ("killed", "timeout", "survived", "no_coverage")}
-        table.append({**run, "kill_rate": kill_rate(totals), "survived": totals["survived"]})
+        totals = {k: sum(c[k] for c in cells) for k in COUNTED}
+        table.append({**run, "kill_rate": kill_rate(totals), "survived": totals[Status.SURVIVED]})
     return "target.html", {"name": name, "chart": svg_line_chart(lines, history.runs), "runs": table}
 
 

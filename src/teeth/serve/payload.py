@@ -8,7 +8,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from teeth.store import SCHEMA_VERSION, STATUSES
+from teeth.core import STATUSES
+from teeth.store import SCHEMA_VERSION
 
 Status = Literal[STATUSES]  # type: ignore[valid-type]
 

@@ -6,15 +6,14 @@ import json
 import threading
 from types import SimpleNamespace
 
+from teeth.core import COUNTED, Status, counts_sql, kill_rate
 from teeth.errors import TeethError
 from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest
 from teeth.serve.tokens import new_token, same_digest, token_digest
-from teeth.store import SCHEMA_VERSION, Store, kill_rate, now
+from teeth.store import SCHEMA_VERSION, Store, now
 from teeth.store_opening import write_transaction
 
-COUNTS_SQL = """sum(o.status = 'killed') as killed, sum(o.status = 'timeout') as timeout,
-                sum(o.status = 'survived') as survived, sum(o.status = 'no_coverage') as no_coverage,
-                sum(o.status = 'error') as error, sum(o.status = 'skipped') as skipped"""
+COUNTS_SQL = counts_sql()
 
 WRITE_LOCK = threading.Lock()  # one writer per process: pushes are stored one at a time
 
@@ -118,7 +117,7 @@ class ServeStore(Store):
         for row in self.db.query("select target, count(*) as runs from runs group by target order by target"):
             run_id = latest.get(row["target"])
             counts = self.kill_rates(run_id, by=("profile",)) if run_id else []
-            totals = {k: sum(c[k] for c in counts) for k in ("killed", "timeout", "survived", "no_coverage")}
+            totals = {k: sum(c[k] for c in counts) for k in COUNTED}
             found.append({"target": row["target"], "runs": row["runs"], "latest_run": run_id,
                           "kill_rate": kill_rate(totals) if run_id else None})
         return found
@@ -136,8 +135,7 @@ class ServeStore(Store):
         for row in self.db.query(sql, [target]):
             run = runs.setdefault(row["run"], {k: row[k] for k in ("run", "commit", "dirty", "started_at", "status")}
                                   | {"kill_rates": []})
-            cell = {k: row[k] for k in ("op", "profile", "operator", "killed", "timeout", "survived", "no_coverage",
-                                        "error", "skipped")}
+            cell = {k: row[k] for k in ("op", "profile", "operator", *Status)}
             run["kill_rates"].append(cell | {"kill_rate": kill_rate(cell)})
         return list(runs.values())
 
@@ -153,8 +151,8 @@ class ServeStore(Store):
         return [dict(r) for r in self.db.query(
             """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
                       m.replacement, m.diff, o.profile, o.status, o.detail
-               from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ? and o.status = 'survived'
-               order by m.file, m.line, m.id, o.profile""", [run_id])]
+               from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ? and o.status = ?
+               order by m.file, m.line, m.id, o.profile""", [run_id, Status.SURVIVED])]
 
     def mutant_history(self, mutant_id: str) -> dict:
         """A mutant (exact id) and its outcome in every run, newest first."""

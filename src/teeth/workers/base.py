@@ -1,40 +1,20 @@
-"""The backend interface the lab drives: start warm workers, run the baseline, execute mutants."""
+"""The backend interface the lab drives: open a backend per profile, run the baseline, execute mutant scenarios."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import Protocol
 
-
-@dataclass
-class Task:
-    """One mutant to run under one profile, with the tests to run, fastest first."""
-
-    id: str
-    path: str
-    swap: str
-    code: str
-    tests: list[str]
-    timeout: float
-
-
-@dataclass
-class Result:
-    id: str
-    status: str  # killed, survived, timeout, error
-    duration: float = 0.0
-    test: str | None = None
-    check: str | None = None
-    detail: str | None = None
-    signal: int | None = None
-    tests_run: int | None = None
-    test_seconds: float | None = None  # the tests' own time, inside the duration
+from teeth.config import Target
+from teeth.core import MutantScenario, Outcome
+from teeth.profiles import Profile
 
 
 class Backend:
-    """Executes tasks for one target under one profile. Use as a context manager."""
+    """Executes scenarios for one target under one profile on warm workers. Use as a context manager."""
 
     tests: list[str]
+    protection: str | None = None  # what isolates the tests from the user's files, for the run's record
 
     def __enter__(self) -> Backend:
         return self
@@ -46,9 +26,21 @@ class Backend:
         """The collected tests (or those of `tests`) run once unmutated: {nodeid: {failure, duration, lines}}."""
         raise NotImplementedError
 
-    def execute(self, tasks: Iterable[Task]) -> Iterator[Result]:
-        """Results in completion order; stopping the iteration early abandons the rest."""
+    def execute(self, scenarios: Iterable[MutantScenario]) -> Iterator[Outcome]:
+        """Outcomes in completion order; stopping the iteration early abandons the rest."""
         raise NotImplementedError
 
     def close(self) -> None:
         raise NotImplementedError
+
+
+class Backends(Protocol):
+    """Where a run's workers come from: opens one backend per profile, and says why a profile cannot run there."""
+
+    def open(self, target: Target, profile: Profile, jobs: int) -> Backend: ...
+
+    def unavailable_reason(self, profile: Profile) -> str | None:
+        """Why no worker can run this profile here (every mutant is then skipped with this reason), or None."""
+
+    def close(self) -> None:
+        """Release what the run's backends shared (a Ray session); after the run."""

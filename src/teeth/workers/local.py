@@ -16,7 +16,8 @@ from teeth.config import Target
 from teeth.errors import BaselineFailed, TeethError, WorkerFailed
 from teeth.profiles import Profile
 from teeth.shadowing import refuse_shadowed
-from teeth.workers.base import Backend, Result, Task
+from teeth.core import MutantScenario, Outcome
+from teeth.workers.base import Backend
 from teeth.workers.scratch import Scratch
 
 WORKER_ENV = {
@@ -130,8 +131,8 @@ class LocalBackend(Backend):
         refuse_shadowed([self.scratch.outside(path) for path in shadowed] if shadowed else None)  # paths the user has
         return message["tests"]
 
-    def execute(self, tasks: Iterable[Task]) -> Iterator[Result]:
-        pending = iter(tasks)
+    def execute(self, scenarios: Iterable[MutantScenario]) -> Iterator[Outcome]:
+        pending = iter(scenarios)
         in_flight = 0
         for task in pending:
             self._submit(task)
@@ -147,12 +148,12 @@ class LocalBackend(Backend):
                 self._submit(task)
                 in_flight += 1
                 break
-            yield Result(id=message["id"], status=message["status"], duration=message.get("duration", 0.0),
-                         test=message.get("test"), check=message.get("check"), detail=message.get("detail"),
-                         signal=message.get("signal"), tests_run=message.get("tests_run"),
-                         test_seconds=message.get("test_seconds"))
+            yield Outcome(message["id"], message["status"], duration=message.get("duration", 0.0),
+                          killed_by=message.get("test"), check=message.get("check"), detail=message.get("detail"),
+                          signal=message.get("signal"), tests_run=message.get("tests_run"),
+                          test_seconds=message.get("test_seconds"))
 
-    def _submit(self, task: Task) -> None:
+    def _submit(self, task: MutantScenario) -> None:
         self._send({"cmd": "mutant", "id": task.id, "path": task.path, "swap": task.swap, "code": task.code,
                     "tests": task.tests, "timeout": task.timeout})
 
@@ -170,3 +171,16 @@ class LocalBackend(Backend):
             except (BrokenPipeError, OSError):
                 pass
         self.scratch.remove()
+
+
+class LocalBackends:
+    """The local backends: a warm worker process on this machine per profile."""
+
+    def open(self, target: Target, profile: Profile, jobs: int) -> LocalBackend:
+        return LocalBackend(target, profile, jobs)
+
+    def unavailable_reason(self, profile: Profile) -> str | None:
+        return profile.unavailable_reason()
+
+    def close(self) -> None:
+        """Nothing to release: each backend stops its own worker."""

@@ -1,4 +1,4 @@
-"""The Ray backend: warm actors, each owning one warm zygote, run mutants for a single-writer coordinator."""
+"""The Ray backend: Ray actors, each owning one warm worker, run mutants for a single-writer coordinator."""
 
 from __future__ import annotations
 
@@ -10,19 +10,20 @@ from dataclasses import dataclass, field
 
 from teeth.config import Target
 from teeth.errors import TeethError, WorkerFailed
+from teeth.core import MutantScenario, Outcome, WorkerFailure
 from teeth.profiles import Profile
-from teeth.workers.base import Backend, Result, Task
+from teeth.workers.base import Backend
 from teeth.workers.local import LocalBackend
 from teeth.workers.ray_cluster import RaySession
 
-WINDOW = 2  # tasks queued on each actor: one running, the next already there when it finishes
+WINDOW = 2  # scenarios queued on each actor: one running, the next already there when it finishes
 MAX_ATTEMPTS = 3  # a mutant whose worker dies this often is recorded as an error, not retried forever
 MAX_RESTARTS = 4  # Ray restarts a dead actor (collection and baseline again) this often
-CLOSE_GRACE = 2.0  # seconds the actors get to stop their zygotes before they are killed
+CLOSE_GRACE = 2.0  # seconds the actors get to stop their workers before they are killed
 
 
-class WarmWorker:
-    """A Ray actor: one warm zygote (the local backend with one slot), collected and baselined at start."""
+class Actor:
+    """A Ray actor: one warm worker (the local backend with one slot), collected and baselined at start."""
 
     def __init__(self, target: Target, profile: Profile, baseline_timeout: float):
         self.local: LocalBackend | None = None
@@ -30,7 +31,7 @@ class WarmWorker:
         self.error: str | None = None
         try:
             self.local = LocalBackend(target, profile, jobs=1)
-            # Also warms the zygote (lazy imports, first calls) so that each forked mutant starts warm.
+            # Also warms the worker (lazy imports, first calls) so that each forked mutant starts warm.
             self.tests_run = self.local.baseline(baseline_timeout)
         except TeethError as exc:
             self.error = str(exc)
@@ -49,22 +50,22 @@ class WarmWorker:
 
     def shutdown(self) -> None:
         if self.local is not None:
-            self.local.close()  # the zygote and its log file; the coordinator then kills this actor
+            self.local.close()  # the worker and its log file; the coordinator then kills this actor
             self.local = None
 
-    def run(self, task: Task) -> Result:
+    def run(self, scenario: MutantScenario) -> Outcome:
         try:
-            return next(iter(self.local.execute([task])))
+            return next(iter(self.local.execute([scenario])))
         except WorkerFailed:
-            os._exit(1)  # the zygote is gone: die, so that Ray restarts this actor and the task goes elsewhere
+            os._exit(1)  # the worker is gone: die, so that Ray restarts this actor and the scenario goes elsewhere
 
 
 @dataclass
-class Worker:
+class ActorState:
     """The coordinator's view of one actor."""
 
     index: int
-    actor: object
+    handle: object  # the Ray actor handle
     pid: int | None = None
     node: str | None = None
     load: int = 0
@@ -77,20 +78,20 @@ class Worker:
 class Dispatch:
     """Bookkeeping of one execute(): what is in flight where, what must be retried, what is done."""
 
-    pending: Iterator[Task]
+    pending: Iterator[MutantScenario]
     retry: deque = field(default_factory=deque)
-    in_flight: dict = field(default_factory=dict)  # ObjectRef -> (Task, Worker)
+    in_flight: dict = field(default_factory=dict)  # ObjectRef -> (MutantScenario, ActorState)
     attempts: dict = field(default_factory=dict)
     done: set = field(default_factory=set)
 
-    def next_task(self) -> Task | None:
+    def next_scenario(self) -> MutantScenario | None:
         if self.retry:
             return self.retry.popleft()
         return next(self.pending, None)
 
 
 class RayBackend(Backend):
-    """Executes tasks on warm Ray actors, one per CPU slot (one per GPU for CUDA profiles)."""
+    """Executes scenarios on warm Ray actors, one per CPU slot (one per GPU for CUDA profiles)."""
 
     def __init__(self, target: Target, profile: Profile, jobs: int, address: str | None = None,
                  session: RaySession | None = None):
@@ -98,8 +99,8 @@ class RayBackend(Backend):
         self.session = session or RaySession(address, jobs)
         self.ray = self.session.ray
         self.profile = profile
-        self.workers: list[Worker] = []
-        self.retried = 0  # tasks resubmitted after their worker died
+        self.actors: list[ActorState] = []
+        self.retried = 0  # scenarios resubmitted after their actor died
         try:
             self._start(target, profile, jobs)
         except BaseException:
@@ -113,50 +114,50 @@ class RayBackend(Backend):
         if count < 1:
             raise WorkerFailed(f"the Ray cluster has no {resource} for profile {profile.name}")
         needs = {"num_cpus": 1, "num_gpus": 1} if resource == "GPU" else {"num_cpus": 1}
-        actor_class = self.ray.remote(WarmWorker).options(max_restarts=MAX_RESTARTS, max_task_retries=0, **needs)
-        self.workers = [Worker(i, actor_class.remote(target, profile, target.baseline_timeout)) for i in range(count)]
+        actor_class = self.ray.remote(Actor).options(max_restarts=MAX_RESTARTS, max_task_retries=0, **needs)
+        self.actors = [ActorState(i, actor_class.remote(target, profile, target.baseline_timeout)) for i in range(count)]
         infos = self._ready_all()
         errors = [info["error"] for info in infos if info["error"]]
         if len(errors) == len(infos):
             raise WorkerFailed(f"every Ray worker failed for profile {profile.name}: {errors[0]}")
-        chosen = next(w for w, info in zip(self.workers, infos) if not info["error"])
+        chosen = next(w for w, info in zip(self.actors, infos) if not info["error"])
         failing = next(info["failing"] for info in infos if not info["error"])
-        for worker, info in zip(self.workers, infos):
+        for actor, info in zip(self.actors, infos):
             if info["error"] or info["failing"] != failing:  # a node that disagrees with the chosen baseline
-                self._retire(worker, info["error"] or f"its baseline fails {', '.join(info['failing'][:3])}")
+                self._retire(actor, info["error"] or f"its baseline fails {', '.join(info['failing'][:3])}")
         self.chosen = chosen
-        self.tests = self.ray.get(chosen.actor.tests.remote())
+        self.tests = self.ray.get(chosen.handle.tests.remote())
 
     def _ready_all(self) -> list[dict]:
         infos = []
-        for worker in self.workers:
+        for actor in self.actors:
             try:
-                info = self.ray.get(worker.actor.ready.remote())
+                info = self.ray.get(actor.handle.ready.remote())
             except self.ray.exceptions.RayActorError as exc:
                 info = {"pid": None, "node": None, "error": f"the actor died while starting: {_first_line(exc)}",
                         "failing": []}
-            worker.pid, worker.node = info["pid"], info["node"]
+            actor.pid, actor.node = info["pid"], info["node"]
             infos.append(info)
         return infos
 
-    def _retire(self, worker: Worker, reason: str) -> None:
-        worker.retired = reason
-        self.ray.kill(worker.actor, no_restart=True)
+    def _retire(self, actor: ActorState, reason: str) -> None:
+        actor.retired = reason
+        self.ray.kill(actor.handle, no_restart=True)
 
-    def live(self) -> list[Worker]:
-        return [w for w in self.workers if not w.retired and w.recovering is None]
+    def live(self) -> list[ActorState]:
+        return [w for w in self.actors if not w.retired and w.recovering is None]
 
     def baseline(self, timeout: float, tests: list[str] | None = None) -> dict[str, dict]:
         # The actors ran their whole baseline when they started (it warms them); a selection is a subset of it.
-        return self.ray.get(self.chosen.actor.baseline.remote())
+        return self.ray.get(self.chosen.handle.baseline.remote())
 
-    def execute(self, tasks: Iterable[Task]) -> Iterator[Result]:
-        state = Dispatch(iter(tasks))
+    def execute(self, scenarios: Iterable[MutantScenario]) -> Iterator[Outcome]:
+        state = Dispatch(iter(scenarios))
         while True:
             self._fill(state)
-            recovering = {w.recovering: w for w in self.workers if w.recovering is not None}
+            recovering = {w.recovering: w for w in self.actors if w.recovering is not None}
             if not state.in_flight and not recovering:
-                if state.next_task() is None:
+                if state.next_scenario() is None:
                     return
                 raise WorkerFailed(f"every Ray worker for profile {self.profile.name} died; "
                                    f"last reason: {self._last_reason()}")
@@ -165,73 +166,92 @@ class RayBackend(Backend):
             if ref in recovering:
                 self._recovered(recovering[ref], ref)
                 continue
-            task, worker = state.in_flight.pop(ref)
-            worker.load -= 1
+            scenario, actor = state.in_flight.pop(ref)
+            actor.load -= 1
             try:
                 result = self.ray.get(ref)
             except self.ray.exceptions.RayActorError as exc:
-                failed = self._died(worker, task, state, exc)
+                failed = self._died(actor, scenario, state, exc)
                 if failed is not None:
-                    state.done.add(failed.id)
+                    state.done.add(failed.mutant_id)
                     yield failed
                 continue
-            if result.id in state.done:  # a retried task that had finished after all: never recorded twice
+            if result.mutant_id in state.done:  # a retried scenario that had finished after all: never recorded twice
                 continue
-            state.done.add(result.id)
+            state.done.add(result.mutant_id)
             yield result
 
     def _fill(self, state: Dispatch) -> None:
         for depth in range(WINDOW):
-            for worker in self.live():
-                if worker.load > depth:
+            for actor in self.live():
+                if actor.load > depth:
                     continue
-                task = state.next_task()
-                if task is None:
+                scenario = state.next_scenario()
+                if scenario is None:
                     return
-                state.in_flight[worker.actor.run.remote(task)] = (task, worker)
-                worker.load += 1
+                state.in_flight[actor.handle.run.remote(scenario)] = (scenario, actor)
+                actor.load += 1
 
-    def _died(self, worker: Worker, task: Task, state: Dispatch, exc: Exception) -> Result | None:
-        """The actor running TASK died: wait for its restart, and run TASK elsewhere (or record an error)."""
-        if worker.recovering is None and not worker.retired:
-            worker.deaths += 1
-            worker.recovering = worker.actor.ready.remote()
-        state.attempts[task.id] = state.attempts.get(task.id, 0) + 1
-        if state.attempts[task.id] >= MAX_ATTEMPTS:
-            return Result(task.id, "error", detail=f"its Ray worker died {MAX_ATTEMPTS} times running it: "
-                                                   f"{_first_line(exc)}"[:300])
+    def _died(self, actor: ActorState, scenario: MutantScenario, state: Dispatch, exc: Exception) -> Outcome | None:
+        """The actor running SCENARIO died: wait for its restart, and run SCENARIO elsewhere (or record an error)."""
+        if actor.recovering is None and not actor.retired:
+            actor.deaths += 1
+            actor.recovering = actor.handle.ready.remote()
+        state.attempts[scenario.id] = state.attempts.get(scenario.id, 0) + 1
+        if state.attempts[scenario.id] >= MAX_ATTEMPTS:
+            reason = f"its Ray worker died {MAX_ATTEMPTS} times running it: {_first_line(exc)}"
+            return Outcome.failed(scenario.id, WorkerFailure.LOST, reason[:300])
         self.retried += 1
-        state.retry.append(task)
+        state.retry.append(scenario)
         return None
 
-    def _recovered(self, worker: Worker, ref) -> None:
-        worker.recovering = None
+    def _recovered(self, actor: ActorState, ref) -> None:
+        actor.recovering = None
         try:
             info = self.ray.get(ref)
         except self.ray.exceptions.RayActorError as exc:
-            worker.retired = f"died {worker.deaths} times: {_first_line(exc)}"
+            actor.retired = f"died {actor.deaths} times: {_first_line(exc)}"
             return
-        worker.pid, worker.node = info["pid"], info["node"]
+        actor.pid, actor.node = info["pid"], info["node"]
         if info["error"]:
-            self._retire(worker, info["error"])
+            self._retire(actor, info["error"])
 
     def _last_reason(self) -> str:
-        return next((w.retired for w in reversed(self.workers) if w.retired), "unknown")
+        return next((w.retired for w in reversed(self.actors) if w.retired), "unknown")
 
     def close(self) -> None:
-        refs = [w.actor.shutdown.remote() for w in self.workers if not w.retired]
+        refs = [w.handle.shutdown.remote() for w in self.actors if not w.retired]
         try:
             self.ray.wait(refs, num_returns=len(refs), timeout=CLOSE_GRACE)  # an actor mid-mutant may miss it
         except Exception:  # noqa: BLE001 - killed below in any case
             pass
-        for worker in self.workers:
+        for actor in self.actors:
             try:
-                self.ray.kill(worker.actor, no_restart=True)
+                self.ray.kill(actor.handle, no_restart=True)
             except Exception:  # noqa: BLE001 - already gone
                 pass
-        self.workers = []
+        self.actors = []
         if self.own_session:
             self.session.close()
+
+
+class RayBackends:
+    """The Ray backends of one run: warm actors on the cluster of one session."""
+
+    def __init__(self, session: RaySession):
+        self.session = session
+
+    def open(self, target: Target, profile: Profile, jobs: int) -> RayBackend:
+        return RayBackend(target, profile, jobs, session=self.session)
+
+    def unavailable_reason(self, profile: Profile) -> str | None:
+        """Judged on the cluster, not on this machine: the coordinator may have no GPU while the workers do."""
+        if profile.requires == "cuda" and self.session.slots(profile) < 1:
+            return "needs CUDA: the Ray cluster has no GPU"
+        return None
+
+    def close(self) -> None:
+        self.session.close()  # stops a local cluster the session started; leaves a cluster it only joined
 
 
 def _first_line(exc: BaseException) -> str:

@@ -38,7 +38,7 @@ def check_reachable(address: str) -> None:
 
 
 class RaySession:
-    """One connection to a Ray cluster for a whole run; the lab's backend factory. Closes only what it opened."""
+    """One connection to a Ray cluster for a whole run. Closes only what it opened."""
 
     def __init__(self, address: str | None = None, jobs: int = 0, temp_dir: str | None = None):
         self.ray = require_ray()
@@ -66,23 +66,12 @@ class RaySession:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def __call__(self, target, profile: Profile, jobs: int):
-        from teeth.workers.ray_backend import RayBackend
-
-        return RayBackend(target, profile, jobs, session=self)
-
     def resource(self, profile: Profile) -> str:
         """The resource one warm worker holds: a GPU for CUDA profiles, else a CPU."""
         return "GPU" if profile.requires == "cuda" else "CPU"
 
     def slots(self, profile: Profile) -> int:
         return int(self.ray.cluster_resources().get(self.resource(profile), 0))
-
-    def unavailable_reason(self, profile: Profile) -> str | None:
-        """Judged on the cluster, not on this machine: the coordinator may have no GPU while the workers do."""
-        if profile.requires == "cuda" and self.slots(profile) < 1:
-            return "needs CUDA: the Ray cluster has no GPU"
-        return None
 
     def close(self) -> None:
         if self.opened:

@@ -1,0 +1,181 @@
+"""The core types: a scenario (the baseline or a mutant, each with its deadline), its outcome, and the kill rate."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+
+class Status(StrEnum):
+    """A mutant's outcome under one profile; the value is what the database stores and every output shows."""
+
+    KILLED = "killed"
+    SURVIVED = "survived"
+    NO_COVERAGE = "no_coverage"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+    @property
+    def counts(self) -> bool:
+        """Counts towards a kill rate: a test ran, or should have run, and either caught the mutant or did not."""
+        return self in COUNTED
+
+    @property
+    def caught(self) -> bool:
+        """A test caught the mutant: a failure, or a hang the deadline stopped."""
+        return self in CAUGHT
+
+    @property
+    def surviving(self) -> bool:
+        """No test caught the mutant, whether or not a test ran it."""
+        return self.counts and not self.caught
+
+    @property
+    def tested(self) -> bool:
+        """Decided by the target's tests (so its cache key names them); a skipped mutant needs no test."""
+        return self is not Status.SKIPPED
+
+
+CAUGHT = (Status.KILLED, Status.TIMEOUT)
+COUNTED = (*CAUGHT, Status.SURVIVED, Status.NO_COVERAGE)
+SURVIVING = tuple(s for s in COUNTED if s not in CAUGHT)
+STATUSES = tuple(s.value for s in Status)  # every status, as stored: the CLI's `--status` choices
+
+
+class Tally(NamedTuple):
+    """The two numbers of a kill rate: the outcomes caught, of those counted."""
+
+    caught: int
+    counted: int
+
+    @classmethod
+    def of(cls, counts: Mapping[str, int | None]) -> Tally:
+        """`counts`: outcomes per status (a missing or None count is 0)."""
+        return cls(sum(counts.get(s) or 0 for s in CAUGHT), sum(counts.get(s) or 0 for s in COUNTED))
+
+    @property
+    def rate(self) -> float | None:
+        return self.caught / self.counted if self.counted else None
+
+
+def kill_rate(counts: Mapping[str, int | None]) -> float | None:
+    """(killed + timeout) / (killed + timeout + survived + no_coverage); None with nothing to count."""
+    return Tally.of(counts).rate
+
+
+def _in(statuses, column: str) -> str:
+    return f"{column} in ({', '.join(repr(s.value) for s in statuses)})"
+
+
+def counts_sql(column: str = "o.status") -> str:
+    """SQL select terms: one count per status over the grouped outcomes, named by the status."""
+    return ", ".join(f"sum({column} = '{s.value}') as {s.value}" for s in Status)
+
+
+def kill_rate_sql(column: str = "o.status") -> str:
+    """An SQL expression: the kill rate of the grouped outcomes, NULL when none counts (as `kill_rate`)."""
+    return f"(sum({_in(CAUGHT, column)}) * 1.0 / nullif(sum({_in(COUNTED, column)}), 0))"
+
+
+class WorkerFailure(StrEnum):
+    """Why a worker gave no test verdict for a scenario: a fact about the worker, not about the tests.
+    Recorded as status `error`, with the reason in the detail."""
+
+    NOT_APPLIED = "not_applied"  # the mutant could not be put in place (its function not found, not compiled)
+    RAISED = "raised"  # the child raised outside any test
+    CRASHED = "crashed"  # the child died of a signal where a crash is no verdict (the baseline's child)
+    NO_RESULT = "no_result"  # the child exited without writing a result
+    LOST = "lost"  # the worker itself died running it, again and again (a Ray actor)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scenario:
+    """What a worker runs in one forked child, with its own deadline (seconds)."""
+
+    timeout: float
+
+    @property
+    def ident(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class Baseline(Scenario):
+    """The target's tests, unmutated, with per-test coverage: every collected test, or those of `tests`."""
+
+    tests: list[str] | None = None
+
+    @property
+    def ident(self) -> str:
+        return "baseline"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MutantScenario(Scenario):
+    """One mutant under one profile: `code` swapped in for `swap` of the module at `path`; its tests, fastest
+    (or likeliest killer) first."""
+
+    id: str
+    path: str
+    swap: str
+    code: str
+    tests: list[str]
+
+    @property
+    def ident(self) -> str:
+        return self.id
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one mutant under one profile: a test verdict, a status settled without a worker, or a
+    worker failure (status `error`, with `failure` saying which). Also the stored row, reused or not."""
+
+    mutant_id: str
+    status: Status
+    killed_by: str | None = None  # the test that killed it (or that was running when it crashed or timed out)
+    check: str | None = None
+    detail: str | None = None
+    duration: float = 0.0
+    tests_run: int | None = None
+    test_seconds: float | None = None  # the tests' own time, inside the duration
+    signal: int | None = None  # the signal the child died of (a crash kill or a crashed child)
+    failure: WorkerFailure | None = None
+    cache_key: str | None = None
+    reused_from: int | None = None  # the run that decided it, for an outcome reused from an earlier run
+
+    def __post_init__(self):
+        object.__setattr__(self, "status", Status(self.status))
+        if self.failure is not None:
+            object.__setattr__(self, "failure", WorkerFailure(self.failure))
+            if self.status is not Status.ERROR:
+                raise ValueError(f"a worker failure ({self.failure}) is an error, not {self.status}")
+
+    @classmethod
+    def failed(cls, mutant_id: str, failure: WorkerFailure, detail: str, **fields: Any) -> Outcome:
+        """A worker failure: no test verdict; shown and stored as `error` with the reason."""
+        return cls(mutant_id, Status.ERROR, detail=detail, failure=failure, **fields)
+
+    def replace(self, **changes: Any) -> Outcome:
+        return dataclasses.replace(self, **changes)
+
+    def stored_detail(self) -> str | None:
+        return f"signal {self.signal}: {self.detail}" if self.signal else self.detail
+
+    def row(self, profile: str) -> dict:
+        """The `outcomes` row (without its run id)."""
+        return {"mutant_id": self.mutant_id, "profile": profile, "status": self.status.value,
+                "killed_by": self.killed_by, "check": self.check, "duration": self.duration,
+                "tests_run": self.tests_run, "test_seconds": self.test_seconds, "detail": self.stored_detail(),
+                "cache_key": self.cache_key, "reused_from": self.reused_from}
+
+    @classmethod
+    def from_row(cls, row: Mapping) -> Outcome:
+        """A stored outcome (its detail as stored: a signal is already in it)."""
+        return cls(row["mutant_id"], Status(row["status"]), killed_by=row["killed_by"], check=row["check"],
+                   detail=row["detail"], duration=row["duration"], tests_run=row["tests_run"],
+                   test_seconds=row["test_seconds"], cache_key=row["cache_key"], reused_from=row["reused_from"])

@@ -1,0 +1,73 @@
+"""Statuses know what counts and what is caught; the kill rate in Python and in SQL are the README's formula."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from teeth.core import Outcome, Status, Tally, WorkerFailure, counts_sql, kill_rate, kill_rate_sql
+from teeth.store import Store
+
+# Per op: outcomes per status. The README: kill rate = (killed + timeout) / (killed + timeout + survived + no_coverage).
+GROUPS = {
+    "mixed": {"killed": 2, "timeout": 1, "survived": 1, "no_coverage": 1, "error": 3, "skipped": 2},
+    "only_uncounted": {"error": 2, "skipped": 1},
+    "all_caught": {"killed": 1, "timeout": 2},
+    "none_caught": {"survived": 2, "no_coverage": 1, "error": 1},
+}
+
+
+def readme_rate(counts: dict) -> float | None:
+    caught = counts.get("killed", 0) + counts.get("timeout", 0)
+    counted = caught + counts.get("survived", 0) + counts.get("no_coverage", 0)
+    return caught / counted if counted else None
+
+
+def test_only_killed_and_timeout_are_caught_and_error_and_skipped_do_not_count():
+    assert {s for s in Status if s.caught} == {Status.KILLED, Status.TIMEOUT}
+    assert {s for s in Status if s.counts} == {Status.KILLED, Status.TIMEOUT, Status.SURVIVED, Status.NO_COVERAGE}
+    assert {s for s in Status if s.surviving} == {Status.SURVIVED, Status.NO_COVERAGE}
+    assert [s for s in Status if not s.tested] == [Status.SKIPPED]
+
+
+@pytest.mark.parametrize("op", sorted(GROUPS))
+def test_the_kill_rate_of_a_status_count_is_the_readme_formula(op):
+    counts = GROUPS[op]
+    assert kill_rate(counts) == readme_rate(counts)
+    assert Tally.of(counts).rate == readme_rate(counts)
+
+
+def test_the_sql_kill_rate_matches_the_python_one_on_a_real_database(tmp_path):
+    store = Store(tmp_path / "teeth.db")
+    run_id = store.start_run("t", ["cpu"], [], {})
+    mutants, outcomes = [], []
+    for op, counts in GROUPS.items():
+        for status, n in counts.items():
+            for i in range(n):
+                mutant_id = f"{op}-{status}-{i}"
+                mutants.append(SimpleNamespace(id=mutant_id, target="t", file="f.py", line=1, end_line=1,
+                                               function="f", op=op, operator="o", original="a", replacement="b",
+                                               diff="", skip=None, path="/f.py"))
+                outcomes.append(Outcome(mutant_id, Status(status)).row("cpu"))
+    store.record_mutants(mutants)
+    store.record_outcomes(run_id, outcomes)
+    rows = store.db.query(f"""select m.op, {counts_sql()}, {kill_rate_sql()} as sql_rate from outcomes o
+                              join mutants m on m.id = o.mutant_id group by m.op""")
+    seen = {}
+    for row in rows:
+        counts = {s.value: row[s.value] for s in Status}
+        assert counts == {s.value: GROUPS[row["op"]].get(s.value, 0) for s in Status}
+        assert row["sql_rate"] == kill_rate(counts) == readme_rate(GROUPS[row["op"]])
+        seen[row["op"]] = row["sql_rate"]
+    assert seen.keys() == GROUPS.keys() and seen["only_uncounted"] is None
+    assert {r["op"]: r["kill_rate"] for r in store.kill_rates(run_id, by=("op",))} == seen  # the store's own query
+
+
+def test_a_worker_failure_is_stored_as_an_error_with_its_reason():
+    crashed = Outcome.failed("m1", WorkerFailure.CRASHED, "crashed with SIGSEGV", signal=11)
+    row = crashed.row("cpu")
+    assert (row["status"], row["detail"]) == ("error", "signal 11: crashed with SIGSEGV")
+    assert crashed.failure is WorkerFailure.CRASHED
+    with pytest.raises(ValueError, match="is an error"):
+        Outcome("m1", Status.KILLED, failure=WorkerFailure.LOST)
