@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import VisitorMetadataProvider
 
 LOGGER_NAMES = {"logging", "logger", "log", "_logger", "_log", "LOGGER"}
 TEXT_METHODS = {"__repr__", "__str__"}
@@ -85,3 +86,19 @@ class AridTracker:
         arid, message = self._frames.pop()
         self._arid -= arid
         self._messages -= message
+
+
+class AridProvider(VisitorMetadataProvider[bool]):
+    """libcst metadata: is the node arid (a message, a docstring, logging, an export list)?"""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tracker = AridTracker()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._tracker.enter(node)
+        self.set_metadata(node, self._tracker.arid)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._tracker.leave(original_node)

@@ -1,8 +1,7 @@
-"""Changed code: the merge-base with a base ref, the changed lines of a target's files, and function spans."""
+"""Changed code: the merge-base with a base ref, the changed lines of a target's files, the mutants in scope."""
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import subprocess
@@ -10,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from teeth.errors import TeethError
+from teeth.functions import FunctionIndex, function_index
 from teeth.sources import read_source
 
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
@@ -96,39 +96,18 @@ def changed_lines(ref: str, files: list[Path], cwd: Path) -> Changes:
     return changes
 
 
-def function_spans(source: str) -> dict[str, list[tuple[int, int]]]:
-    """Each function's qualified name (discover's form: `f.<locals>.g`, `Cls.meth`) -> its line spans."""
-    spans: dict[str, list[tuple[int, int]]] = {}
-
-    def walk(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                qual = f"{prefix}{child.name}"
-                if isinstance(child, ast.ClassDef):
-                    walk(child, qual + ".")
-                else:
-                    first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                    spans.setdefault(qual, []).append((first, child.end_lineno or child.lineno))
-                    walk(child, qual + ".<locals>.")
-            else:
-                walk(child, prefix)
-
-    walk(ast.parse(source), "")
-    return spans
-
-
 def in_scope(mutants: list, changes: Changes) -> list:
     """Mutants whose outermost function intersects a changed line; module-level ones by their own lines."""
-    spans: dict[str, dict[str, tuple[int, int]]] = {}
+    indexes: dict[str, FunctionIndex] = {}
     chosen = []
     for mutant in mutants:
         if os.path.realpath(mutant.path) not in changes.lines:
             continue
-        if mutant.path not in spans:
-            spans[mutant.path] = function_spans(read_source(mutant.path))
-        outer = mutant.function.split(".<locals>")[0]
+        if mutant.path not in indexes:
+            indexes[mutant.path] = function_index(read_source(mutant.path))
+        spans = indexes[mutant.path].spans(mutant.function.split(".<locals>")[0])
         own = (mutant.line, mutant.end_line)
-        first, last = next((s for s in spans[mutant.path].get(outer, []) if s[0] <= mutant.line <= s[1]), own)
+        first, last = next((s for s in spans if s[0] <= mutant.line <= s[1]), own)
         if changes.touches(mutant.path, first, last):
             chosen.append(mutant)
     return chosen

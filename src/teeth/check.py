@@ -67,9 +67,7 @@ def check_target(store: Store, target: Target, changes: Changes, backends: Backe
                                                        "merge_base": changes.merge_base, "cache": use_cache}))
         store.finish_run(run_id, "completed", {"total": 0.0}, {})
     verdict = evaluate(store, target, run_id, changes.merge_base)
-    reused = sum(1 for _ in store.db["outcomes"].rows_where("run_id = ? and reused_from is not null", [run_id]))
     run = store.run(run_id)
     worker = any(k.startswith("baseline.") for k in json.loads(run["timings"] or "{}"))
-    executed = sum(1 for _ in store.db["outcomes"].rows_where(
-        "run_id = ? and reused_from is null and status in ('killed', 'survived', 'timeout', 'error')", [run_id]))
+    executed, reused = store.executed_count(run_id), store.reused_count(run_id)
     return TargetCheck(target, changes, verdict, functions, executed, reused, worker, lab.selection.chosen)

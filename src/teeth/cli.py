@@ -15,6 +15,9 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.text import Text
 
+from teeth import DISTRIBUTION
+from teeth.cli_options import (DB_HELP, config_option, configured, db_option, format_option, resolve_run,
+                               root_option, run_options, source_root)
 from teeth.config import load_config
 from teeth.core import STATUSES, Status, kill_rate
 from teeth.errors import EXIT_INTERRUPTED, TeethError
@@ -56,7 +59,7 @@ def _interrupt(signum, frame):
 
 
 @click.group(cls=TeethGroup)
-@click.version_option(package_name="teeth")
+@click.version_option(package_name=DISTRIBUTION)
 def main():
     """teeth: mutation testing that proves a batched-tensor test suite has teeth."""
 
@@ -68,8 +71,8 @@ def main():
 @click.option("--operator", "operator_names", multiple=True, help="Only this operator; 'domain' or 'generic' "
               "name a group (repeatable).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
-@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
-@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+@db_option()
+@config_option
 @click.option("--resume", is_flag=True, help="Continue the target's interrupted latest run.")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: forked warm workers on this machine; ray: warm actors on a Ray cluster (docs/ray.md).")
@@ -122,8 +125,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     reuse = not no_cache and chosen is None  # chosen mutants run against today's tests
     lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse))
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
-    options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "backend": backend,
-               "address": address, "no_cache": no_cache, "execution": execution}
+    options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "profiles": list(profile_names),
+               "backend": backend, "address": address, "no_cache": no_cache, "execution": execution}
     if chosen is not None:
         options.update(mutants=sorted(chosen), only=list(only))
     if shard is not None:
@@ -194,12 +197,12 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
 @main.command()
 @click.option("--base", default="main", show_default=True, help="Compare against the merge-base of this ref and HEAD.")
 @click.option("--target", "target_names", multiple=True, help="Only this target (repeatable; default: every one).")
-@click.option("--format", "fmt", type=click.Choice(["text", "github", "json"]), default="text",
-              help="text; github: ::error annotations + $GITHUB_STEP_SUMMARY; json: Stryker's report schema.")
+@format_option("text", "github", "json",
+               help="text; github: ::error annotations + $GITHUB_STEP_SUMMARY; json: Stryker's report schema.")
 @click.option("--no-cache", is_flag=True, help="Run every mutant in scope; reuse no stored outcome.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
-@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
-@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+@db_option()
+@config_option
 def check(base, target_names, fmt, no_cache, jobs, db, config_path):
     """Mutate the functions changed since the merge-base with --base, then gate: exit 1 when it fails."""
     from teeth.check import check_target, plan
@@ -251,37 +254,24 @@ def _profiles(target, names):
 
 
 @main.command()
-@click.option("--run", "run_ref", default="latest", help="Run id, or 'latest'.")
-@click.option("--target", "target_name", default=None, help="With --run latest: the latest run of this target.")
+@run_options
 @click.option("--status", type=click.Choice(STATUSES), default=None)
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "stryker", "lines"]), default="table",
-              help="table; json: a list for scripts; stryker: Stryker's mutation-testing-report-schema v2; lines: "
-              "`path:line:col: STATUS OPERATOR: change` per survivor (survived, no_coverage; or --status).")
-@click.option("--root", default=None, help="stryker, lines: where the target's files are read from "
-              "(default: from the config).")
-@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
-@click.option("--db", "db", default=None)
+@format_option("table", "json", "stryker", "lines",
+               help="table; json: a list for scripts; stryker: Stryker's mutation-testing-report-schema v2; lines: "
+               "`path:line:col: STATUS OPERATOR: change` per survivor (survived, no_coverage; or --status).")
+@root_option("stryker, lines: where the target's files are read from (default: from the config).")
+@config_option
+@db_option()
 def results(run_ref, target_name, status, fmt, root, config_path, db):
     """List the outcomes of a run."""
     from teeth.report.json import results_json
     from teeth.report.terminal import results_table
 
     store = Store(db_path(db), create=False)
-    if run_ref == "latest":
-        row = store.latest_run(target_name)
-        if row is None:
-            raise TeethError(f"no runs in {store.path}")
-        run_id = row["id"]
-    else:
-        try:
-            run_id = int(run_ref)
-        except ValueError:
-            raise TeethError(f"--run takes a run id or 'latest', not {run_ref!r}") from None
-        store.run(run_id)
+    run_row = resolve_run(store, run_ref, target_name)
+    run_id = run_row["id"]
     if fmt in ("stryker", "lines"):
-        from teeth.report.html import source_root
-
-        target = store.run(run_id)["target"]
+        target = run_row["target"]
         files_root = source_root(target, root, config_path)
         if fmt == "lines":
             from teeth.report.lines import SURVIVING, survivor_lines
@@ -293,7 +283,7 @@ def results(run_ref, target_name, status, fmt, root, config_path, db):
 
         if status:
             raise TeethError("--status narrows table, json and lines; a stryker report holds every mutant")
-        click.echo(report_json([run_part(store, run_id, files_root, _configured(target, config_path, "fail_under"))]))
+        click.echo(report_json([run_part(store, run_id, files_root, configured(target, config_path, "fail_under"))]))
         return
     rows = store.results(run_id, status)
     if fmt == "json":
@@ -302,23 +292,12 @@ def results(run_ref, target_name, status, fmt, root, config_path, db):
         console.print(results_table(rows))
 
 
-def _configured(target: str, config_path: str | None, key: str):
-    """A target's setting from the config, for a reading command; None when there is no config or no such target."""
-    try:
-        config = load_config(config_path)
-    except TeethError:
-        if config_path:
-            raise
-        return None
-    return getattr(config.targets[target], key) if target in config.targets else None
-
-
 @main.command()
 @click.option("--target", "target_name", required=True, help="The target whose latest run the badge shows.")
 @click.option("--out", default="badge.svg", show_default=True, help="Where to write the SVG badge.")
 @click.option("--endpoint", default=None, help="Also write shields.io's endpoint JSON here "
               "(https://img.shields.io/endpoint?url=...).")
-@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
+@db_option()
 def badge(target_name, out, endpoint, db):
     """Write a badge of the kill rate of the target's latest run (`teeth check` runs aside)."""
     from pathlib import Path
@@ -342,8 +321,8 @@ def badge(target_name, out, endpoint, db):
 
 @main.command()
 @click.argument("mutant_id")
-@click.option("--db", "db", default=None)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@db_option()
+@format_option("text", "json")
 def show(mutant_id, db, fmt):
     """Print a mutant's diff and its outcomes."""
     store = Store(db_path(db), create=False)
@@ -384,9 +363,8 @@ def show(mutant_id, db, fmt):
 @main.command("apply")
 @click.argument("mutant_id")
 @click.option("--revert", is_flag=True, help="Put the file back, byte for byte, as it was before teeth apply.")
-@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db); the original is "
-              "kept in applied/ beside it.")
-@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+@db_option(f"{DB_HELP[:-1]}; the original is kept in applied/ beside it.")
+@config_option
 def apply_command(mutant_id, revert, db, config_path):
     """Write one mutant into the working tree (the only command that writes it), to write the test that kills it."""
     from teeth.working_tree import apply, revert as revert_mutant
@@ -422,7 +400,7 @@ def merge(shards, into, target_name):
 
 
 @main.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option("text", "json")
 def operators(fmt):
     """Every operator: the bug it models, the check that must kill it, and its examples."""
     ops = all_operators()
@@ -446,8 +424,8 @@ def operators(fmt):
 @click.option("--op", "ops", multiple=True, help="Only this op (repeatable).")
 @click.option("--profile", "profile_names", multiple=True, help="Only this profile (repeatable).")
 @click.option("--since", default=None, help="A run id (that run and later) or a date YYYY-MM-DD (UTC, inclusive).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table")
-@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
+@format_option("table", "json", "csv")
+@db_option()
 def history(target_name, ops, profile_names, since, fmt, db):
     """Kill rate per op x profile over runs and commits, with a sparkline per row."""
     from teeth.history import history_csv, history_json, load_history, parse_since
@@ -468,14 +446,13 @@ def history(target_name, ops, profile_names, since, fmt, db):
 
 @main.command()
 @click.option("--html", "html_dir", required=True, help="Folder to write index.html and files/*.html into.")
-@click.option("--run", "run_ref", default="latest", help="Run id, or 'latest'.")
-@click.option("--target", "target_name", default=None, help="With --run latest: the latest run of this target.")
-@click.option("--root", default=None, help="Where the target's files are read from (default: from the config).")
-@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
-@click.option("--db", "db", default=None, help="SQLite file (default: $TEETH_DB or db/teeth.db).")
+@run_options
+@root_option()
+@config_option
+@db_option()
 def report(html_dir, run_ref, target_name, root, config_path, db):
     """Write a static, offline HTML report: matrix, history chart, survivors, annotated sources."""
-    from teeth.report.html import resolve_run, source_root, write_html_report
+    from teeth.report.html import write_html_report
 
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)

@@ -79,7 +79,8 @@ class Target:
             "files": [self.display_path(f) for f in self.files], "tests": self.tests, "pytest_args": self.pytest_args,
             "operators": self.operators, "ops": self.ops, "op_from": self.op_from,
             "profiles": [[p.name, sorted(p.env.items()), list(p.pytest_args), p.requires,
-                          *(["bounds_check"] if p.checks_bounds else [])] for p in self.profiles],
+                          *(["bounds_check"] if p.checks_bounds else []),
+                          *([p.dtype] if p.dtype != "float32" else [])] for p in self.profiles],
             "timeout": [self.timeout_floor, self.timeout_factor], "suppression": self.suppression(),
             "profile_files": {k: sorted(self.display_path(f) for f in v) for k, v in self.profile_files.items()},
         }
@@ -106,6 +107,7 @@ class Target:
 class Config:
     path: Path
     targets: dict[str, Target]
+    invariance: dict[str, str] | None = None  # [tool.teeth.invariance]: what `teeth invariance` imports
 
     def target(self, name: str) -> Target:
         if name not in self.targets:
@@ -153,12 +155,13 @@ def load_config(explicit: str | None = None, start: Path | None = None) -> Confi
     path = find_config(explicit, start)
     table = _teeth_table(_read_toml(path), path.name == "pyproject.toml")
     checked = validate({} if table is None else table, str(path))  # every key's type, before anything else
-    profiles = dict(BUILTIN_PROFILES)
+    profiles = dict(BUILTIN_PROFILES)  # a profile the config names replaces the built-in of that name whole
     for name, ptable in checked.profiles.items():
         profiles[name] = profile_from_table(name, ptable.model_dump(exclude_unset=True))
     targets = {name: _target(name, ttable.model_dump(exclude_unset=True), path.parent, profiles)
                for name, ttable in checked.targets.items()}
-    return Config(path=path, targets=targets)
+    invariance = checked.invariance.model_dump() if checked.invariance is not None else None
+    return Config(path=path, targets=targets, invariance=invariance)
 
 
 def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) -> Target:

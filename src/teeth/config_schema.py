@@ -39,6 +39,16 @@ def _equivalent(table: dict[str, str]) -> dict[str, str]:
 SkipPattern = Annotated[str, AfterValidator(_skip_pattern)]
 
 
+def _object_reference(text: str) -> str:
+    module, colon, attribute = text.partition(":")
+    if not colon or not attribute.isidentifier() or not all(part.isidentifier() for part in module.split(".")):
+        raise ValueError("an object as MODULE:ATTRIBUTE (kernels.specs:OP_SPECS)")
+    return text
+
+
+ObjectReference = Annotated[str, AfterValidator(_object_reference)]
+
+
 class _Table(BaseModel):
     # strict: "5" is not a number and "tests" is not a list of one; unknown keys are refused; no inf or nan
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
@@ -77,6 +87,14 @@ class ProfileTable(_Table):
     requires: Literal["cuda"] | None = None
     execution: Literal["warm", "cold"] | None = None
     bounds_check: bool | None = None
+    dtype: Literal["float32", "float64", "bfloat16", "float16"] = "float32"
+
+
+class InvarianceTable(_Table):
+    """`[tool.teeth.invariance]`: what `teeth invariance` checks."""
+
+    specs: ObjectReference  # op name -> OpSpec (teeth.invariance.specs)
+    profiles: ObjectReference  # profile name -> InvarianceProfile (teeth.invariance.profiles)
 
 
 class TeethTable(_Table):
@@ -84,6 +102,7 @@ class TeethTable(_Table):
 
     targets: dict[str, TargetTable] = {}
     profiles: dict[str, ProfileTable] = {}
+    invariance: InvarianceTable | None = None
 
 
 EXPECTED = {  # pydantic's error type -> what the key takes, in words
@@ -139,6 +158,8 @@ def _known_keys(loc: tuple) -> list[str]:
     """The keys the table at `loc` accepts: the top level, a target or a profile."""
     if not loc:
         return sorted(TeethTable.model_fields)
-    if len(loc) == 2:
+    if len(loc) == 1 and loc[0] == "invariance":
+        return sorted(InvarianceTable.model_fields)
+    if len(loc) == 2 and loc[0] in ("targets", "profiles"):
         return sorted({"targets": TargetTable, "profiles": ProfileTable}[loc[0]].model_fields)
     return []

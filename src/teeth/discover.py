@@ -9,16 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from teeth.annotations import read_annotations
-from teeth.arid import AridTracker
+from teeth.arid import AridProvider
 from teeth.config import Target
 from teeth.equivalence import EquivalenceRules
 from teeth.errors import ConfigError
-from teeth.bindings import NO_BINDINGS, Bindings, bindings_of
-from teeth.kernel_context import Kernel, is_kernel, kernel_of
+from teeth.functions import EnclosingProvider
 from teeth.operators import Operator
+from teeth.operators.context import Context
 from teeth.sources import read_source
 
 
@@ -59,111 +59,102 @@ def _squash(text: str, width: int = 70) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+SKIPPED = (cst.Decorator, cst.Annotation, cst.Import, cst.ImportFrom)  # never mutated, nor anything inside them
+STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
+@dataclass(frozen=True)
+class Found:
+    """One replacement an operator made, before it is checked and recorded."""
+
+    node: cst.CSTNode
+    replacement: cst.CSTNode
+    operator: Operator
+    ctx: Context
+
+
+class Collector(cst.CSTVisitor):
+    """Applies every operator to every node, in source order, each with the node's context."""
+
+    METADATA_DEPENDENCIES = (ParentNodeProvider, PositionProvider, EnclosingProvider, AridProvider)
 
     def __init__(self, operators: list[Operator]):
         super().__init__()
         self.operators = operators
-        self.found: list[tuple[cst.CSTNode, cst.CSTNode, Operator, str, str, int]] = []
-        self.arid = 0
-        self._tracker = AridTracker()
-        self._scope: list[tuple[str, str]] = []  # ("class"|"def", name)
-        self._signature = 0
-        self._statement_lines: list[int] = []
-        self._parents: list[cst.CSTNode] = []
-        self._skipped: set[int] = set()
-        self._kernels: list[Kernel | None] = []  # one entry per enclosing function
-        self._bindings: list[Bindings] = []  # one entry per enclosing function
-
-    def _qualname(self) -> tuple[str, str]:
-        parts: list[str] = []
-        swap = ""
-        for kind, name in self._scope:
-            parts.append(name)
-            if kind == "def":
-                if not swap:
-                    swap = ".".join(parts)
-                parts.append("<locals>")
-        qual = ".".join(parts[:-1] if parts and parts[-1] == "<locals>" else parts)
-        return qual, swap
+        self.found: list[Found] = []
+        self.arid = 0  # mutants not made: message text, docstrings, logging
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.Decorator, cst.Annotation, cst.Import, cst.ImportFrom)):
-            self._skipped.add(id(node))
+        if isinstance(node, SKIPPED):
             return False
-        self._tracker.enter(node)
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            self._statement_lines.append(self.get_metadata(PositionProvider, node).start.line)
-        if isinstance(node, cst.Parameters):
-            self._signature += 1
-        parent = self._parents[-1] if self._parents else None
-        self._mutate(node, parent)
-        if isinstance(node, cst.ClassDef):
-            self._scope.append(("class", node.name.value))
-        elif isinstance(node, cst.FunctionDef):
-            self._scope.append(("def", node.name.value))
-            self._kernels.append(kernel_of(node) if is_kernel(node) else None)
-            self._bindings.append(bindings_of(node))
-        self._parents.append(node)
+        applicable = [operator for operator in self.operators if operator.applies_to(node)]
+        if not applicable:
+            return True
+        ctx = Context(parent=self.get_metadata(ParentNodeProvider, node, None),
+                      enclosing=self.get_metadata(EnclosingProvider, node),
+                      position=self.get_metadata(PositionProvider, node))
+        arid = self.get_metadata(AridProvider, node)
+        for operator in applicable:
+            if operator.kernel_only and not ctx.in_kernel:
+                continue
+            for replacement in operator.mutate(node, ctx):
+                if arid:
+                    self.arid += 1
+                else:
+                    self.found.append(Found(node, replacement, operator, ctx))
         return True
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if id(original_node) in self._skipped:
-            self._skipped.discard(id(original_node))
-            return
-        self._parents.pop()
-        if isinstance(original_node, (cst.ClassDef, cst.FunctionDef)):
-            self._scope.pop()
-        if isinstance(original_node, cst.FunctionDef):
-            self._kernels.pop()
-            self._bindings.pop()
-        if isinstance(original_node, cst.Parameters):
-            self._signature -= 1
-        if isinstance(original_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            self._statement_lines.pop()
-        self._tracker.leave(original_node)
 
-    def _mutate(self, node: cst.CSTNode, parent: cst.CSTNode | None) -> None:
-        kernel = next((k for k in reversed(self._kernels) if k is not None), None)
-        for operator in self.operators:
-            if not operator.applies_to(node) or (operator.kernel_only and kernel is None):
-                continue
-            made = operator.mutants_at(node, parent, kernel, self._bindings[-1] if self._bindings else NO_BINDINGS)
-            for replacement in made:
-                if self._tracker.arid:
-                    self.arid += 1
-                    continue
-                qual, swap = self._qualname()
-                if self._signature:
-                    swap = ""  # defaults run at definition time: apply at module level
-                stmt = self._statement_lines[-1] if self._statement_lines else 0
-                self.found.append((node, replacement, operator, qual, swap, stmt))
+def _statement_line(node: cst.CSTNode | None, parents, positions) -> int:
+    """The first line of the statement holding `node` (0 for none): its coverage selects the mutant's tests."""
+    while node is not None and not isinstance(node, STATEMENTS):
+        node = parents.get(node)
+    return positions[node].start.line if node is not None else 0
+
+
+def _in_signature(node: cst.CSTNode | None, parents) -> bool:
+    """In a def's (or lambda's) parameters: a default runs when the def runs, so its mutant applies at module
+    level, not by swapping the function's code object."""
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        if isinstance(node, cst.Parameters):
+            return True
+        node = parents.get(node)
+    return False
 
 
 def discover_file(target: Target, path: Path, operators: list[Operator]) -> Discovery:
     """Every mutant of one file, in source order; domain operators before generic ones."""
     source = read_source(path)  # its coding line honoured, a BOM removed: the text Python compiles
+    return discover_source(target, path, source, operators)
+
+
+def discover_source(target: Target, path: Path, source: str, operators: list[Operator]) -> Discovery:
+    """Every mutant of `source`, the text of `path`."""
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         raise ConfigError(f"{path}:{exc.raw_line}: cannot parse target file: {exc.message}") from None
     wrapper = MetadataWrapper(module)
-    collector = _Collector(operators)
+    collector = Collector(operators)
     wrapper.visit(collector)
     positions = wrapper.resolve(PositionProvider)
+    parents = wrapper.resolve(ParentNodeProvider)
     annotations = read_annotations(source)
     rules = EquivalenceRules(wrapper, target.contiguous_decorators)
     display = target.display_path(path)
     result = Discovery(mutants=[], arid=collector.arid)
     seen_code = {hashlib.sha256(source.encode()).hexdigest()}
     occurrences: Counter = Counter()
-    ordered = sorted(collector.found, key=lambda f: (not f[2].domain,))
+    ordered = sorted(collector.found, key=lambda f: (not f.operator.domain,))
     offsets = _line_offsets(source)
-    for node, replacement, operator, qual, swap, stmt in ordered:
+    for found in ordered:
+        node, replacement, operator, ctx = found.node, found.replacement, found.operator, found.ctx
+        qual = ctx.enclosing.name
+        swap = "" if _in_signature(node, parents) else ctx.outer  # defaults run at definition time
+        stmt = _statement_line(node, parents, positions)
         original_text = wrapper.module.code_for_node(node)
         replacement_text = wrapper.module.code_for_node(replacement)
-        pos = positions[node]
+        pos = ctx.position
         start = offsets[pos.start.line - 1] + pos.start.column
         end = offsets[pos.end.line - 1] + pos.end.column
         at = _text_at(source, original_text, start, end)

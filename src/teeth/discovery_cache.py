@@ -1,8 +1,8 @@
 """Discovered mutants kept between runs, per file: a no-change `teeth run` need not parse and mutate again.
 
 An entry is one file's Discovery as gzipped JSON, named by the sha256 of everything that decides it: the file's
-text and path, the target's name, root, op mapping and skip settings (equivalent, skip, contiguous_decorators), the operators in order, and the code of teeth itself and
-the versions of libcst and mutmut (an upgrade of either makes new entries). Entries live in `$TEETH_CACHE`, else
+text and path, the target's name, root, op mapping and skip settings (equivalent, skip, contiguous_decorators), the operators in order, the code of teeth itself and
+of any plug-in operator's module, and the versions of libcst and mutmut (an upgrade of either makes new entries). Entries live in `$TEETH_CACHE`, else
 `$XDG_CACHE_HOME/teeth` (default `~/.cache/teeth`), never in the target's tree; an entry that cannot be read is
 discovered again, and a cache that cannot be written is skipped.
 """
@@ -13,8 +13,10 @@ import dataclasses
 import gzip
 import hashlib
 import importlib.metadata
+import inspect
 import json
 import os
+import sys
 from pathlib import Path
 
 import teeth
@@ -55,6 +57,19 @@ def teeth_code() -> str:
     return _TEETH_CODE
 
 
+def plugin_code(operators: list[Operator]) -> str:
+    """A digest of the modules of operators from other packages (teeth.operators entry points)."""
+    digest = hashlib.sha256()
+    for module in sorted({type(o).__module__ for o in operators}):
+        if module.split(".")[0] in ("teeth", "mutmut"):
+            continue
+        try:
+            digest.update(Path(inspect.getsourcefile(sys.modules[module]) or "").read_bytes())
+        except (KeyError, OSError, TypeError):
+            digest.update(module.encode())
+    return digest.hexdigest()
+
+
 class DiscoveryCache:
     def __init__(self, folder: Path | None = None):
         self.folder = folder or cache_folder()
@@ -64,7 +79,7 @@ class DiscoveryCache:
         parts = [str(FORMAT), teeth_code(), _version("libcst"), _version("mutmut"), target.name, str(target.root),
                  str(path), target.display_path(path), target.op_from, json.dumps(target.ops, sort_keys=True),
                  target.suppression(),
-                 *(o.name for o in operators), source]
+                 *(o.name for o in operators), plugin_code(operators), source]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def discover(self, target: Target, operators: list[Operator]) -> Discovery:

@@ -9,7 +9,7 @@ from teeth.config import Target
 from teeth.errors import ConfigError
 from teeth.operators import select_operators
 from teeth.core import Status, Tally, kill_rate
-from teeth.store import Store, whole_ops
+from teeth.store import Store
 
 
 @dataclass
@@ -73,22 +73,11 @@ class Verdict:
         return not self.failures
 
 
-def base_run(store: Store, target: str, commit: str) -> dict | None:
-    """The latest completed, clean, unfiltered `teeth run` of the target at the base commit (a merged run of
-    shards counts; one shard, or a run of chosen mutants, does not)."""
-    rows = store.db.query(
-        """select * from runs where target = ? and "commit" = ? and status = 'completed'
-           and coalesce(dirty, 0) = 0 and coalesce(json_extract(options, '$.command'), 'run') = 'run'
-           and coalesce(json_array_length(json_extract(options, '$.ops')), 0) = 0
-           and """ + whole_ops() + " order by id desc limit 1", [target, commit])
-    return next((dict(r) for r in rows), None)
-
-
 def evaluate(store: Store, target: Target, run_id: int, base_commit: str) -> Verdict:
     """Apply the target's gate to the outcomes of a check run."""
     policy = Policy.of(target)
     verdict = Verdict(target.name, run_id, store.results(run_id), policy, base_commit,
-                      base_run(store, target.name, base_commit))
+                      store.base_run(target.name, base_commit))
     required = [r for r in verdict.survivors if verdict.required(r)]
     if required:
         verdict.failures.append(f"{len(required)} mutant(s) of a required bug class survived")

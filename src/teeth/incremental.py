@@ -119,7 +119,7 @@ class OutcomeCache:
         """(outcomes to record as reused, mutants that must run)."""
         if not self.reuse or not mutants:
             return [], mutants
-        latest = self._latest(profile.name, [m.id for m in mutants])
+        latest = self.store.newest_keyed_outcomes(profile.name, [m.id for m in mutants])
         reused, remaining = [], []
         for mutant in mutants:
             row = latest.get(mutant.id)
@@ -132,15 +132,3 @@ class OutcomeCache:
                 f"reused from run {origin}" + (f": {row['detail']}" if row["detail"] else "")
             reused.append(Outcome.from_row(row).replace(detail=detail, reused_from=origin))
         return reused, remaining
-
-    def _latest(self, profile: str, ids: list[str]) -> dict[str, dict]:
-        """The newest keyed outcome of each mutant under a profile."""
-        found: dict[str, dict] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ", ".join("?" * len(chunk))
-            sql = f"""select * from outcomes where profile = ? and cache_key is not null and mutant_id in ({marks})
-                      order by run_id"""
-            for row in self.store.db.query(sql, [profile, *chunk]):
-                found[row["mutant_id"]] = dict(row)
-        return found

@@ -10,8 +10,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from teeth import DISTRIBUTION
 from teeth.config import Target
-from teeth.core import STATUSES, MutantScenario, Outcome, Status
+from teeth.core import MutantScenario, Outcome, Status
 from teeth.coverage_map import CoverageMap
 from teeth.discover import Discovery, Mutant, discover
 from teeth.errors import BaselineFailed, ConfigError
@@ -52,7 +53,7 @@ def run_metadata(target: Target, options: dict) -> dict:
     versions = {"python": platform.python_version()}
     for name in VERSIONED:
         try:
-            versions[name] = importlib.metadata.version(name)
+            versions[name] = importlib.metadata.version(DISTRIBUTION if name == "teeth" else name)
         except importlib.metadata.PackageNotFoundError:
             pass
     commit, dirty = None, None
@@ -125,8 +126,7 @@ class Lab:
             self.progress.finish()
             clock["total"] = time.perf_counter() - clock.pop("started")
             summary.timings = clock
-            summary.totals = {s: sum(1 for r in self.store.results(run_id) if r["status"] == s)
-                              for s in STATUSES}
+            summary.totals = self.store.outcome_counts(run_id)
             summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
             self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
                                   clock, summary.totals)
@@ -204,8 +204,9 @@ class Lab:
     def _not_exercised(self, mutant: Mutant, profile: Profile) -> str | None:
         """Why a profile cannot kill this mutant at all (so it is skipped, not a survivor), or None."""
         operator = self.operators.get(mutant.operator)
-        if operator is not None and operator.profiles is not None and profile.name not in operator.profiles:
-            return f"{mutant.operator} is only killable on {', '.join(operator.profiles)}"
+        unkillable = operator.unkillable_on(profile) if operator is not None else None
+        if unkillable:
+            return unkillable
         if not self.target.exercises(profile.name, mutant.path):
             return f"{mutant.file} is not code that profile {profile.name} runs"
         return None

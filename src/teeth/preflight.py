@@ -19,7 +19,7 @@ def require_resumable(path: Path, target: Target) -> None:
     store = Store(path, create=False)
     latest = store.latest_run(target.name)
     abandoned = store.abandoned(latest)
-    store.db.conn.close()
+    store.close()
     if latest is None or not (latest["status"] == "interrupted" or abandoned):
         raise ConfigError(f"nothing to resume: the latest run of target {target.name!r} "
                           f"is {latest['status'] if latest else 'missing'}, not interrupted")
@@ -53,5 +53,5 @@ def choose_mutants(mutants: list, db: Path, target_name: str, ids: list[str], on
         present = {m.id for m in mutants}
         chosen |= {row["mutant"] for row in store.results(latest["id"])
                    if row["status"] in only and row["mutant"] in present}
-        store.db.conn.close()
+        store.close()
     return chosen

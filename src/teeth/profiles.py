@@ -25,6 +25,9 @@ class Profile:
     # an access past a tensor fails the test with check `bounds`. None: on exactly when the profile interprets
     # triton kernels (TRITON_INTERPRET=1).
     bounds_check: bool | None = None
+    # The floating dtype the profile's tests run the code on: an operator whose mutants only a lower precision shows
+    # (Operator.dtypes) is skipped, not a survivor, on a profile that runs another.
+    dtype: str = "float32"
 
     @property
     def interpreted(self) -> bool:
@@ -48,33 +51,27 @@ class Profile:
         return None if done.returncode == 0 else "needs CUDA: no CUDA device on this machine"
 
 
-BUILTIN_PROFILES: dict[str, Profile] = {
+BUILTIN_PROFILES: dict[str, Profile] = {  # generic: a target's own profiles live in its config
     p.name: p
     for p in (
         Profile("cpu"),
-        Profile("torch_cpu_fp32", pytest_args=("-k", "torch_cpu_fp32")),
-        Profile(
-            "triton_interpret_fp32",
-            env={"TRITON_INTERPRET": "1"},
-            pytest_args=("-k", "triton_interpret_fp32"),
-        ),
-        Profile("torch_cpu_bf16", pytest_args=("-k", "torch_cpu_bf16")),
-        Profile("cuda_bf16", pytest_args=("-k", "cuda_bf16"), requires="cuda", execution="cold"),
-        Profile("triton_cuda_bf16", pytest_args=("-k", "triton_cuda_bf16"), requires="cuda", execution="cold"),
+        Profile("triton_interpret", env={"TRITON_INTERPRET": "1"}),
+        Profile("cuda", requires="cuda", execution="cold"),
     )
 }
 
 
 def profile_from_table(name: str, table: dict) -> Profile:
-    """A profile from a `[tool.teeth.profiles.NAME]` table, over the built-in of that name."""
-    base = BUILTIN_PROFILES.get(name, Profile(name))
+    """A profile from a `[tool.teeth.profiles.NAME]` table. Nothing of a built-in profile of the same name is kept:
+    the table says everything (a `triton_interpret_fp32` of the user's runs the tests its own pytest_args select)."""
     profile = Profile(
         name=name,
-        env={**base.env, **{str(k): str(v) for k, v in table.get("env", {}).items()}},
-        pytest_args=tuple(table.get("pytest_args", base.pytest_args)),
-        requires=table.get("requires", base.requires),
-        execution=table.get("execution", "cold" if table.get("requires") == "cuda" else base.execution),
-        bounds_check=table.get("bounds_check", base.bounds_check),
+        env={str(k): str(v) for k, v in table.get("env", {}).items()},
+        pytest_args=tuple(table.get("pytest_args") or ()),
+        requires=table.get("requires"),
+        execution=table.get("execution") or ("cold" if table.get("requires") == "cuda" else "warm"),
+        bounds_check=table.get("bounds_check"),
+        dtype=table.get("dtype", "float32"),
     )
     if profile.bounds_check and not profile.interpreted:
         raise ConfigError(f"profile {name!r}: bounds_check = true needs the triton interpreter "

@@ -18,10 +18,12 @@ import hashlib
 import os
 from pathlib import Path
 
-from teeth.changes import function_spans
+import libcst as cst
+
 from teeth.config import Target
 from teeth.coverage_map import line_ranges
 from teeth.errors import TeethError
+from teeth.functions import function_index
 from teeth.incremental import OutcomeCache
 from teeth.sources import read_source
 
@@ -47,13 +49,12 @@ class Fingerprints:
         shown = self.target.display_path(Path(real))
         try:
             text = read_source(real)
-            spans = function_spans(text)
-        except (OSError, SyntaxError, ValueError, TeethError):
+            functions = function_index(text).outer_functions()
+        except (OSError, SyntaxError, ValueError, TeethError, cst.ParserSyntaxError):
             self._lines[real] = {}
             return
         lines = text.splitlines()
-        outer = sorted((first, last, qual) for qual, found in spans.items() if ".<locals>" not in qual
-                       for first, last in found)
+        outer = sorted((f.first, f.last, f.name) for f in functions)
         table = self._lines[real] = {}  # methods and functions never overlap: classes are not spans
         for first, last, qual in outer:
             table.update(dict.fromkeys(range(first, last + 1), f"{shown}::{qual}"))

@@ -18,7 +18,6 @@ from pathlib import Path
 from teeth.errors import ConfigError, ShardsRefused, TeethError
 from teeth.core import STATUSES
 from teeth.store import Store, now
-from teeth.store_opening import write_transaction
 
 # Options that say how a shard ran, not what it measured: they may differ between shards.
 HOW_IT_RAN = ("jobs", "backend", "address", "no_cache", "shard")
@@ -131,41 +130,16 @@ def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
     for shard in shards:  # machine time: summed over the shards
         for stage, seconds in json.loads(shard.run["timings"] or "{}").items():
             timings[stage] = timings.get(stage, 0.0) + seconds
-    rows = {s.path: _rows(s) for s in shards}  # everything read before the target database is opened
-    store = Store(into)
-    run_id = None
-    try:
-        with write_transaction(store.db):  # one commit; sqlite-utils may still commit early: undone below
-            run_id = store.db["runs"].insert({
-                "target": first.run["target"], "started_at": min(s.run["started_at"] for s in shards),
-                "finished_at": now(), "status": "completed", "commit": first.run["commit"],
-                "dirty": first.run["dirty"], "profiles": first.run["profiles"], "operators": first.run["operators"],
-                "versions": first.run["versions"], "options": json.dumps(options), "timings": json.dumps(timings),
-            }).last_pk
-            for mutants, outcomes, tests in rows.values():
-                store.db["mutants"].upsert_all(mutants, pk="id")
-                store.db["outcomes"].insert_all(({**o, "run_id": run_id} for o in outcomes),
-                                                pk=("run_id", "mutant_id", "profile"))
-                store.db["tests"].upsert_all(({**t, "run_id": run_id} for t in tests),
-                                             pk=("run_id", "profile", "test"))
-            counts = {s: store.db["outcomes"].count_where("run_id = ? and status = ?", [run_id, s])
-                      for s in STATUSES}
-            made = json.loads(first.run["totals"] or "{}")
-            counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
-            store.db["runs"].update(run_id, {"totals": json.dumps(counts)})
-    except BaseException:
-        if run_id is not None:
-            for table in ("outcomes", "tests"):
-                store.db[table].delete_where("run_id = ?", [run_id])
-            store.db["runs"].delete_where("id = ?", [run_id])
-        raise
-    return run_id
-
-
-def _rows(shard: ShardRun) -> tuple[list[dict], list[dict], list[dict]]:
-    db, run_id = shard.store.db, shard.run["id"]
-    mutants = [dict(r) for r in db.query(
-        "select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?)", [run_id])]
-    outcomes = [dict(r) for r in db["outcomes"].rows_where("run_id = ?", [run_id])]
-    tests = [dict(r) for r in db["tests"].rows_where("run_id = ?", [run_id])]
-    return mutants, outcomes, tests
+    rows = [s.store.run_rows(s.run["id"]) for s in shards]  # everything read before the target database is opened
+    mutants = [m for shard_mutants, _, _ in rows for m in shard_mutants]
+    outcomes = [o for _, shard_outcomes, _ in rows for o in shard_outcomes]
+    tests = [t for _, _, shard_tests in rows for t in shard_tests]
+    counts = {s: sum(1 for o in outcomes if o["status"] == s) for s in STATUSES}
+    made = json.loads(first.run["totals"] or "{}")
+    counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
+    return Store(into).add_run({
+        "target": first.run["target"], "started_at": min(s.run["started_at"] for s in shards),
+        "finished_at": now(), "status": "completed", "commit": first.run["commit"],
+        "dirty": first.run["dirty"], "profiles": first.run["profiles"], "operators": first.run["operators"],
+        "versions": first.run["versions"], "options": json.dumps(options), "timings": json.dumps(timings),
+        "totals": json.dumps(counts)}, mutants, outcomes, tests)

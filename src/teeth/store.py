@@ -1,4 +1,4 @@
-"""The store: SQLite through sqlite-utils; schema, migrations, and the queries reports read."""
+"""The store: the one door to SQLite (through sqlite-utils); every write and every query of teeth's database."""
 
 from __future__ import annotations
 
@@ -14,17 +14,18 @@ import sqlite_utils
 from teeth.core import Status, counts_sql, kill_rate, kill_rate_sql
 from teeth.errors import TeethError
 from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
-                                 retry_while_locked)
+                                 retry_while_locked, write_transaction)
+from teeth.store_schema import SCHEMA_VERSION, run_columns, upgrade
 
-SCHEMA_VERSION = 6
 DEFAULT_DB = "db/teeth.db"
 
 
-def whole_ops(runs: str = "runs") -> str:
-    """SQL: the run measured every mutant of each op it has (not one shard, not chosen mutants); only such runs
-    are kill-rate data points and bases for `teeth check`."""
-    return (f"json_extract({runs}.options, '$.shard') is null "
-            f"and json_extract({runs}.options, '$.mutants') is null")
+# SQL: the run measured every mutant of each op it has (not one shard, not chosen mutants); only such runs are
+# kill-rate data points.
+WHOLE_OPS = "{runs}.shard is null and {runs}.mutant_filter is null"
+# SQL: the run measured the target whole, as `teeth run` without a filter does: a base for `teeth check`.
+WHOLE_RUN = WHOLE_OPS + (" and {runs}.kind = 'run' and {runs}.op_filter is null and {runs}.operator_filter is null "
+                         "and {runs}.profile_filter is null")
 
 
 def now() -> str:
@@ -43,8 +44,11 @@ class Store:
         self.path = Path(path)
         if not create:
             self.db = open_read_only(self.path)
-            self._check_version(self.db.execute("PRAGMA user_version").fetchone()[0])
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            self._check_version(version)
             require_teeth_tables(self.db, self.path)
+            if version < SCHEMA_VERSION:  # read an upgraded copy in memory; the file is left as it is
+                self.db = upgraded_copy(self.db, version)
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,6 +56,9 @@ class Store:
             self._migrate()
         except (OSError, sqlite3.OperationalError, sqlite3.DatabaseError) as exc:
             raise TeethError(f"cannot use database {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        self.db.conn.close()
 
     # -- schema ---------------------------------------------------------------
     def _check_version(self, version: int) -> None:
@@ -67,63 +74,14 @@ class Store:
     def _migrate_locked(self) -> None:
         with migration_lock(self.db) as version:  # re-read under the write lock: another run may have migrated
             self._check_version(version)
-            self._steps(version)
-
-    def _steps(self, version: int) -> None:
-        if version < 1:
-            self.db["runs"].create({
-                "id": int, "target": str, "started_at": str, "finished_at": str, "status": str,
-                "commit": str, "dirty": int, "profiles": str, "operators": str, "versions": str,
-                "timings": str, "totals": str, "options": str,
-            }, pk="id", if_not_exists=True)
-            self.db["mutants"].create({
-                "id": str, "target": str, "file": str, "line": int, "end_line": int, "function": str,
-                "op": str, "operator": str, "original": str, "replacement": str, "diff": str, "skip": str,
-            }, pk="id", if_not_exists=True)
-            self.db["outcomes"].create({
-                "run_id": int, "mutant_id": str, "profile": str, "status": str, "killed_by": str,
-                "check": str, "duration": float, "tests_run": int, "test_seconds": float, "detail": str,
-            }, pk=("run_id", "mutant_id", "profile"), foreign_keys=[("run_id", "runs", "id"),
-                                                                      ("mutant_id", "mutants", "id")],
-                if_not_exists=True)
-            self.db["tests"].create({
-                "run_id": int, "profile": str, "test": str, "duration": float, "failure": str,
-            }, pk=("run_id", "profile", "test"), if_not_exists=True)
-            self.db["outcomes"].create_index(["mutant_id"], if_not_exists=True)
-            self.db.execute("PRAGMA user_version = 1")
-        if version < 2:  # incremental runs (teeth.incremental): the key an outcome was decided on
-            for column, kind in (("cache_key", str), ("reused_from", int)):
-                if column not in self.db["outcomes"].columns_dict:
-                    self.db["outcomes"].add_column(column, kind)
-            self.db.execute("PRAGMA user_version = 2")
-        if version < 3:  # test selection (teeth.selection): what each test executed, and the keys it ran under
-            self.db["tests"].create({"run_id": int, "profile": str, "test": str, "duration": float, "failure": str},
-                                    pk=("run_id", "profile", "test"), if_not_exists=True)
-            for column in ("covers", "test_key", "profile_key"):
-                if column not in self.db["tests"].columns_dict:
-                    self.db["tests"].add_column(column, str)
-            self.db["tests"].create_index(["profile", "test"], if_not_exists=True)
-            self.db.execute("PRAGMA user_version = 3")
-        if version < 4:  # supervision: the process that owns a running run, and what isolated its tests
-            for column, kind in (("pid", int), ("host", str), ("protection", str)):
-                if column not in self.db["runs"].columns_dict:
-                    self.db["runs"].add_column(column, kind)
-            self.db.execute("PRAGMA user_version = 4")
-        if version < 5:  # `teeth show`: the lines each baseline test executed (teeth.coverage_map.line_ranges)
-            if "lines" not in self.db["tests"].columns_dict:
-                self.db["tests"].add_column("lines", str)
-            self.db.execute("PRAGMA user_version = 5")
-        if version < 6:  # `file` is as shown (an installed module's from its import root); `path`: the absolute path
-            if self.db["mutants"].exists() and "path" not in self.db["mutants"].columns_dict:
-                self.db["mutants"].add_column("path", str)
-            self.db.execute("PRAGMA user_version = 6")
+            upgrade(self.db, version)
 
     # -- writes ---------------------------------------------------------------
     def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
         row = {"target": target, "started_at": now(), "status": "running", "profiles": json.dumps(profiles),
                "operators": json.dumps(operators), "commit": meta.get("commit"), "dirty": meta.get("dirty"),
                "versions": json.dumps(meta.get("versions", {})), "options": json.dumps(meta.get("options", {})),
-               "pid": os.getpid(), "host": socket.gethostname()}
+               "pid": os.getpid(), "host": socket.gethostname(), **run_columns(meta.get("options", {}))}
         return self.db["runs"].insert(row).last_pk
 
     def claim_run(self, run_id: int) -> None:
@@ -159,6 +117,29 @@ class Store:
     def finish_run(self, run_id: int, status: str, timings: dict, totals: dict) -> None:
         self.db["runs"].update(run_id, {"status": status, "finished_at": now(),
                                         "timings": json.dumps(timings), "totals": json.dumps(totals)})
+
+    def add_run(self, run: dict, mutants: list[dict], outcomes: list[dict], tests: list[dict], then=None) -> int:
+        """A whole run recorded elsewhere (shards being merged, a pushed run): its row (JSON columns as text), mutants,
+        outcomes and baseline tests, in one transaction; `then(run_id)` writes more in it. Nothing stays on failure."""
+        run_id = None
+        try:
+            with write_transaction(self.db):
+                run_id = self.db["runs"].insert({**run, **run_columns(json.loads(run.get("options") or "{}"))}).last_pk
+                self.db["mutants"].upsert_all(mutants, pk="id")
+                self.record_outcomes(run_id, outcomes)
+                self.db["tests"].upsert_all(({**t, "run_id": run_id} for t in tests), pk=("run_id", "profile", "test"))
+                if then is not None:
+                    then(run_id)
+        except BaseException:
+            if run_id is not None:  # sqlite-utils before 4 may commit inside the transaction: undo by hand
+                self.forget_run(run_id)
+            raise
+        return run_id
+
+    def forget_run(self, run_id: int) -> None:
+        for table in ("outcomes", "tests"):
+            self.db[table].delete_where("run_id = ?", [run_id])
+        self.db["runs"].delete_where("id = ?", [run_id])
 
     # -- reads ----------------------------------------------------------------
     def run(self, run_id: int) -> dict:
@@ -208,6 +189,53 @@ class Store:
 
     def reused_count(self, run_id: int) -> int:
         return self.db["outcomes"].count_where("run_id = ? and reused_from is not null", [run_id])
+
+    def executed_count(self, run_id: int) -> int:
+        """Outcomes of a run that a worker decided in it (not reused, not decided without running a test)."""
+        ran = [s for s in Status if s.tested and s is not Status.NO_COVERAGE]
+        return self.db["outcomes"].count_where(
+            f"run_id = ? and reused_from is null and status in ({', '.join('?' * len(ran))})", [run_id, *ran])
+
+    def outcome_counts(self, run_id: int) -> dict[str, int]:
+        """How many of a run's outcomes have each status (every status, 0 included)."""
+        row = next(self.db.query(f"select {counts_sql()} from outcomes o where o.run_id = ?", [run_id]))
+        return {status.value: row[status] or 0 for status in Status}
+
+    def base_run(self, target: str, commit: str) -> dict | None:
+        """The latest completed, clean `teeth run` of the target at `commit` that measured it whole: no `--op`,
+        `--operator` or `--profile` filter, not one shard, not chosen mutants (a merged run of shards counts)."""
+        rows = self.db.query(
+            """select * from runs where target = ? and "commit" = ? and status = 'completed' and coalesce(dirty, 0) = 0
+               and """ + WHOLE_RUN.format(runs="runs") + " order by id desc limit 1", [target, commit])
+        return next((dict(r) for r in rows), None)
+
+    def latest_measured_run(self, target: str) -> int | None:
+        """The target's latest `teeth run` with outcomes (`teeth check` runs aside: they hold only changed code)."""
+        return self.db.execute(
+            """select max(r.id) from runs r where r.target = ? and r.kind = 'run'
+               and exists (select 1 from outcomes o where o.run_id = r.id)""", [target]).fetchone()[0]
+
+    def newest_keyed_outcomes(self, profile: str, mutant_ids: list[str]) -> dict[str, dict]:
+        """The newest outcome with a cache key of each of these mutants under a profile."""
+        found: dict[str, dict] = {}
+        for start in range(0, len(mutant_ids), 500):
+            chunk = mutant_ids[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            sql = f"""select * from outcomes where profile = ? and cache_key is not null and mutant_id in ({marks})
+                      order by run_id"""
+            for row in self.db.query(sql, [profile, *chunk]):
+                found[row["mutant_id"]] = dict(row)
+        return found
+
+    def run_rows(self, run_id: int) -> tuple[list[dict], list[dict], list[dict]]:
+        """A run's mutants, outcomes and baseline tests, as rows (what `teeth merge` and `teeth push` copy)."""
+        mutants = [dict(r) for r in self.db.query(
+            "select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?) order by m.id",
+            [run_id])]
+        outcomes = [dict(r) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id],
+                                                                    order_by="mutant_id, profile")]
+        tests = [dict(r) for r in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
+        return mutants, outcomes, tests
 
     def done_keys(self, run_id: int) -> set[tuple[str, str]]:
         return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}
@@ -262,8 +290,6 @@ class Store:
         executed any of `lines` of `file` (a display path), by name."""
         from teeth.coverage_map import parse_ranges
 
-        if "lines" not in self.db["tests"].columns_dict:  # a read-only store of schema 3: nothing recorded
-            return {}
         newest = self.db.query(
             """select t.profile, max(t.run_id) as run_id from tests t join runs r on r.id = t.run_id
                where r.target = ? and t.lines is not null group by t.profile order by t.profile""", [target])
@@ -280,10 +306,10 @@ class Store:
 
     def kill_rate_history(self, target: str | None = None) -> list[dict]:
         """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
-        sql = """select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
-                        m.op, o.profile, """ + counts_sql() + """
+        sql = f"""select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
+                        m.op, o.profile, {counts_sql()}
                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
-                 where """ + whole_ops("r") + (" and r.target = ? " if target else " ") + \
+                 where """ + WHOLE_OPS.format(runs="r") + (" and r.target = ? " if target else " ") + \
             "group by r.id, m.op, o.profile order by 1, 7, 8"
         rows = [dict(r) for r in self.db.query(sql, [target] if target else [])]
         for row in rows:
@@ -297,3 +323,13 @@ class Store:
                       m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail
                from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
                order by m.file, m.line, m.id, o.profile""", [run_id])]
+
+
+def upgraded_copy(db: sqlite_utils.Database, version: int) -> sqlite_utils.Database:
+    """An in-memory copy of an older database, migrated to this teeth's schema: what a reading command reads."""
+    memory = sqlite_utils.Database(sqlite3.connect(":memory:", check_same_thread=False))
+    db.conn.backup(memory.conn)
+    db.conn.close()
+    with migration_lock(memory):
+        upgrade(memory, version)
+    return memory

@@ -5,8 +5,12 @@ import random
 import pytest
 import torch
 
+from kernels.profiles import PROFILES
+from kernels.specs import OP_SPECS
 from kernels.torch_ops.linear import Linear
 from teeth.invariance import InvarianceFailure, assert_gradient_batch_invariant, check_gradient_invariance
+
+FP32 = PROFILES["torch_cpu_fp32"]
 
 _launches = itertools.count()
 
@@ -31,7 +35,7 @@ def atomic_dw_linear(x, weight, cu_seqlens):
 
 
 def test_atomic_dw_accumulation_turns_exactly_determinism_and_batch_invariance_red():
-    report = check_gradient_invariance("linear", impl=atomic_dw_linear)
+    report = check_gradient_invariance(OP_SPECS["linear"], profile=FP32, impl=atomic_dw_linear)
     assert {c: r.status for c, r in report.checks.items()} == {
         "accuracy": "pass", "batch_invariance": "fail", "chunk_invariance": "pass",
         "determinism": "fail", "audit": "pass"}
@@ -42,7 +46,7 @@ def test_atomic_dw_accumulation_turns_exactly_determinism_and_batch_invariance_r
 @pytest.mark.check("determinism")
 def test_atomic_dw_accumulation_fails_determinism_naming_linear_dweight():
     with pytest.raises(InvarianceFailure) as info:
-        assert_gradient_batch_invariant("linear", impl=atomic_dw_linear, checks=["determinism"])
+        assert_gradient_batch_invariant(OP_SPECS["linear"], profile=FP32, impl=atomic_dw_linear, checks=["determinism"])
     assert info.value.teeth_check == "determinism"
     assert info.value.tensor == "linear.dweight"
     assert "linear [torch_cpu_fp32] determinism failed on linear.dweight: max_abs=" in str(info.value)

@@ -2,8 +2,12 @@
 import pytest
 import torch
 
+from kernels.profiles import PROFILES
+from kernels.specs import OP_SPECS
 from kernels.torch_ops.rmsnorm import RMSNorm
 from teeth.invariance import InvarianceFailure, assert_gradient_batch_invariant, check_gradient_invariance
+
+FP32 = PROFILES["torch_cpu_fp32"]
 
 
 class TokenBlockedRMSNorm(RMSNorm):
@@ -29,7 +33,7 @@ def token_blocked_rmsnorm(x, weight, cu_seqlens, eps=1e-6):
 
 
 def test_batch_dependent_block_size_turns_exactly_batch_invariance_red():
-    report = check_gradient_invariance("rmsnorm", impl=token_blocked_rmsnorm)
+    report = check_gradient_invariance(OP_SPECS["rmsnorm"], profile=FP32, impl=token_blocked_rmsnorm)
     assert {c: r.status for c, r in report.checks.items()} == {
         "accuracy": "pass", "batch_invariance": "fail", "chunk_invariance": "pass",
         "determinism": "pass", "audit": "pass"}
@@ -39,6 +43,6 @@ def test_batch_dependent_block_size_turns_exactly_batch_invariance_red():
 @pytest.mark.check("batch_invariance")
 def test_batch_dependent_block_size_fails_naming_rmsnorm_dweight():
     with pytest.raises(InvarianceFailure) as info:
-        assert_gradient_batch_invariant("rmsnorm", impl=token_blocked_rmsnorm)
+        assert_gradient_batch_invariant(OP_SPECS["rmsnorm"], profile=FP32, impl=token_blocked_rmsnorm)
     assert (info.value.teeth_check, info.value.op, info.value.tensor) == ("batch_invariance", "rmsnorm", "rmsnorm.dweight")
     assert info.value.max_abs > 0 and "bitwise" in str(info.value)

@@ -2,8 +2,12 @@
 import pytest
 import torch
 
+from kernels.profiles import PROFILES
+from kernels.specs import OP_SPECS
 from kernels.torch_ops.attention import attention
 from teeth.invariance import InvarianceFailure, assert_gradient_batch_invariant, check_gradient_invariance
+
+FP32 = PROFILES["torch_cpu_fp32"]
 
 
 def chunk_dropping_attention(q, k, v, cu_seqlens_q, cu_seqlens_k):
@@ -14,7 +18,7 @@ def chunk_dropping_attention(q, k, v, cu_seqlens_q, cu_seqlens_k):
 
 
 def test_dropped_chunk_turns_exactly_chunk_invariance_red():
-    report = check_gradient_invariance("attention", impl=chunk_dropping_attention)
+    report = check_gradient_invariance(OP_SPECS["attention"], profile=FP32, impl=chunk_dropping_attention)
     assert {c: r.status for c, r in report.checks.items()} == {
         "accuracy": "pass", "batch_invariance": "pass", "chunk_invariance": "fail",
         "determinism": "pass", "audit": "pass"}
@@ -25,5 +29,5 @@ def test_dropped_chunk_turns_exactly_chunk_invariance_red():
 @pytest.mark.check("chunk_invariance")
 def test_dropped_chunk_fails_naming_attention_out():
     with pytest.raises(InvarianceFailure) as info:
-        assert_gradient_batch_invariant("attention", impl=chunk_dropping_attention)
+        assert_gradient_batch_invariant(OP_SPECS["attention"], profile=FP32, impl=chunk_dropping_attention)
     assert (info.value.teeth_check, info.value.tensor) == ("chunk_invariance", "attention.out")

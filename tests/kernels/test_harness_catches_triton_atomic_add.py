@@ -3,13 +3,15 @@ import pytest
 import torch
 
 import kernels.triton_ops  # noqa: F401  (sets TRITON_INTERPRET=1 without CUDA, before triton is imported)
+from kernels.profiles import PROFILES
+from kernels.specs import OP_SPECS
 from kernels.triton_ops.linear import _Linear
 import triton
 import triton.language as tl
 
 from teeth.invariance import InvarianceFailure, assert_gradient_batch_invariant, check_gradient_invariance
 
-PROFILE = "triton_interpret_fp32"
+PROFILE = PROFILES["triton_interpret_fp32"]
 
 
 @triton.jit
@@ -40,7 +42,7 @@ def atomic_linear(x, weight, cu_seqlens):
 
 
 def test_triton_atomic_add_turns_exactly_determinism_batch_invariance_and_audit_red():
-    report = check_gradient_invariance("linear", profile=PROFILE, impl=atomic_linear)
+    report = check_gradient_invariance(OP_SPECS["linear"], profile=PROFILE, impl=atomic_linear)
     assert {c: r.status for c, r in report.checks.items()} == {
         "accuracy": "pass", "batch_invariance": "fail", "chunk_invariance": "pass",
         "determinism": "fail", "audit": "fail"}
@@ -53,5 +55,5 @@ def test_triton_atomic_add_turns_exactly_determinism_batch_invariance_and_audit_
 @pytest.mark.check("audit")
 def test_triton_atomic_add_fails_the_audit_naming_the_kernel():
     with pytest.raises(InvarianceFailure) as info:
-        assert_gradient_batch_invariant("linear", profile=PROFILE, impl=atomic_linear, checks=["audit"])
+        assert_gradient_batch_invariant(OP_SPECS["linear"], profile=PROFILE, impl=atomic_linear, checks=["audit"])
     assert (info.value.teeth_check, info.value.tensor) == ("audit", "kernel:atomic_outer_kernel")

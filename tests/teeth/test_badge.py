@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ElementTree
 
-from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, assert_one_line_error, check, edit, git_repo
+from conftest import assert_one_line_error, teeth_in_process
+from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
 
 from teeth.report import badge
 
@@ -39,16 +40,16 @@ def test_badge_defaults_to_badge_svg_and_ignores_check_runs(project, teeth):
 def test_badge_of_a_target_without_runs_is_one_line_and_exit_2(project, teeth, tmp_path):
     root = project("weak_suite")
     assert teeth("run", "--target", "rows", cwd=root).returncode == 0
-    done = teeth("badge", "--target", "nope", "--db", str(teeth.db), cwd=root, use_db=False)
+    done = teeth_in_process("badge", "--target", "nope", "--db", teeth.db, cwd=root)
     assert_one_line_error(done, "no runs with outcomes of target 'nope'", "targets with runs: rows")
     assert not (root / "badge.svg").exists()
-    done = teeth("badge", "--target", "rows", "--out", str(tmp_path / "missing" / "b.svg"), "--db", str(teeth.db),
-                 cwd=root, use_db=False)
+    done = teeth_in_process("badge", "--target", "rows", "--out", tmp_path / "missing" / "b.svg", "--db", teeth.db,
+                            cwd=root)
     assert_one_line_error(done, "cannot write", "b.svg")
 
 
-def test_badge_without_a_database_is_one_line_and_creates_none(tmp_path, teeth):
-    done = teeth("badge", "--target", "rows", "--db", str(tmp_path / "absent.db"), cwd=tmp_path, use_db=False)
+def test_badge_without_a_database_is_one_line_and_creates_none(tmp_path):
+    done = teeth_in_process("badge", "--target", "rows", "--db", tmp_path / "absent.db", cwd=tmp_path)
     assert_one_line_error(done, "no teeth database")
     assert not (tmp_path / "absent.db").exists() and not (tmp_path / "badge.svg").exists()
 

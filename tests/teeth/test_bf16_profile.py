@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kernels.profiles import implementation
+from kernels.profiles import PROFILES
 from kernels.specs import OP_SPECS
 from teeth.config import load_config
 from teeth.discover import discover_file
@@ -25,11 +25,12 @@ from teeth.invariance import check_gradient_invariance
 from teeth.invariance.configs import batch_plan
 from teeth.invariance.harness import default_configs
 from teeth.invariance.runner import make_logical, run_plan, run_reference
-from teeth.invariance.thresholds import BF16_UNIT_ROUNDOFF, THRESHOLDS, tolerance
+from teeth.invariance.thresholds import BF16_UNIT_ROUNDOFF, THRESHOLDS
 from teeth.operators import select_operators
 
 REPO = Path(__file__).resolve().parents[2]
 PROFILE = "torch_cpu_bf16"
+BF16 = PROFILES[PROFILE]
 OPS = ("rmsnorm", "linear", "attention")
 
 
@@ -59,7 +60,7 @@ def _batch(op: str, fn):
 
 def _share_of_bound(op: str, fn) -> float:
     """max over outputs and gradients of |actual - reference| / (atol + rtol |reference|): above 1 fails."""
-    tol = tolerance("accuracy", "bfloat16", PROFILE)
+    tol = BF16.tolerance("accuracy")
     got, ref = _batch(op, fn)
     return max(float(((got[n].double() - ref[n]).abs() / (tol.atol + tol.rtol * ref[n].abs())).max()) for n in got)
 
@@ -67,14 +68,14 @@ def _share_of_bound(op: str, fn) -> float:
 def test_the_tolerance_is_the_fp32_row_rounded_once_to_bf16():
     assert BF16_UNIT_ROUNDOFF == torch.finfo(torch.bfloat16).eps / 2
     fp32, u = THRESHOLDS["accuracy"]["float32"], BF16_UNIT_ROUNDOFF
-    tol = tolerance("accuracy", "bfloat16", PROFILE)
+    tol = BF16.tolerance("accuracy")
     assert (tol.atol, tol.rtol) == ((1 + u) * fp32.atol, u + (1 + u) * fp32.rtol)
 
 
 @pytest.mark.parametrize("op", OPS)
 def test_the_correct_adapter_passes_and_uses_most_of_the_bound(op):
     """Not too tight (the correct code passes), and not slack: its one rounding reaches over half the bound."""
-    share = _share_of_bound(op, implementation(op, PROFILE))
+    share = _share_of_bound(op, BF16.implementation(op))
     assert 0.5 < share <= 1.0, share
 
 
@@ -85,14 +86,14 @@ def test_every_op_has_a_killable_low_precision_mutant(op):
 
 @pytest.mark.parametrize("op, mutant", KILLABLE)
 def test_a_low_precision_mutant_fails_accuracy_on_bf16(op, mutant):
-    report = check_gradient_invariance(op, profile=PROFILE, impl=_mutated(op, mutant), checks=["accuracy"])
+    report = check_gradient_invariance(OP_SPECS[op], profile=BF16, impl=_mutated(op, mutant), checks=["accuracy"])
     assert report.checks["accuracy"].status == "fail", report.checks["accuracy"].summary()
 
 
 @pytest.mark.parametrize("op, mutant", EQUIVALENT)
 def test_a_mutant_marked_equivalent_is_bit_identical_on_bf16(op, mutant):
     assert mutant.skip.startswith("equivalent: ")
-    original, _ = _batch(op, implementation(op, PROFILE))
+    original, _ = _batch(op, BF16.implementation(op))
     mutated, _ = _batch(op, _mutated(op, mutant))
     for name in original:
         assert torch.equal(mutated[name], original[name]), name
@@ -101,6 +102,7 @@ def test_a_mutant_marked_equivalent_is_bit_identical_on_bf16(op, mutant):
 CONFIG = """
 [profiles.torch_cpu_bf16]
 pytest_args = ["-k", "torch_cpu_bf16 and accuracy"]
+dtype = "bfloat16"
 
 [profiles.torch_cpu_fp32]
 pytest_args = ["-k", "torch_cpu_fp32 and accuracy"]
@@ -132,4 +134,5 @@ def test_teeth_run_kills_them_on_bf16_and_skips_them_on_fp32(tmp_path):
     assert {r["check"] for r in bf16 if r["status"] == "killed"} == {"accuracy"}
     fp32 = [r for r in rows if r["profile"] == "torch_cpu_fp32"]
     assert len(fp32) == len(bf16) and {r["status"] for r in fp32} == {"skipped"}
-    assert all("only killable on torch_cpu_bf16" in r["detail"] for r in fp32)
+    assert all("only killable on a profile that runs bfloat16 or float16 (profile torch_cpu_fp32 runs float32)"
+               in r["detail"] for r in fp32)

@@ -7,6 +7,8 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+from conftest import assert_one_line_error, teeth_in_process
+
 TAKE_ROWS = "    return batch[start:start + size]\n"
 TAKE_ROWS_CHANGED = "    end = start + size\n    return batch[start:end]\n"
 TOTAL = "        result += row\n"
@@ -59,12 +61,9 @@ def outcomes(db: Path, run_id: int) -> list[dict]:
             "where o.run_id = ?", [run_id])]
 
 
-def assert_one_line_error(done, *fragments):
-    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
+def check_bad_input(teeth, root: Path, *args: str):
+    """`teeth check ARGS` in process: bad input is refused before any worker starts."""
+    return teeth_in_process("check", *args, "--db", teeth.db, cwd=root)
 
 
 def test_check_runs_only_the_mutants_of_the_changed_function_and_passes(project, teeth):
@@ -114,22 +113,43 @@ def test_a_drop_below_the_base_commits_rate_beyond_the_tolerance_fails(project, 
     assert check(teeth, root).returncode == 0
 
 
+def check_against_a_filtered_base(project, teeth, *filters: str):
+    """`teeth check` of a change whose base commit has only a `teeth run` with these filters (run 1)."""
+    root = git_repo(project("weak_suite"), required_operators="[]")
+    git(root, "checkout", "-q", "main")
+    assert teeth("run", "--target", "rows", *filters, cwd=root).returncode == 0  # a slice of the base's mutants
+    git(root, "checkout", "-q", "feature")
+    edit(root, TAKE_ROWS, TAKE_ROWS_CHANGED)
+    done = check(teeth, root)
+    assert "no completed `teeth run` recorded at the base commit" in done.stdout, done.stdout
+    assert "(run 1)" not in done.stdout and "dropped below" not in done.stdout
+
+
+def test_a_run_filtered_by_operator_is_not_the_base_commits_rate(project, teeth):
+    check_against_a_filtered_base(project, teeth, "--operator", "whole_batch")
+
+
+def test_a_run_filtered_by_profile_is_not_the_base_commits_rate(project, teeth):
+    check_against_a_filtered_base(project, teeth, "--profile", "cpu")
+
+
 def test_fail_under_given_as_a_percentage_is_a_config_error(project, teeth):
     root = git_repo(project("weak_suite"), fail_under="80")
     edit(root, TOTAL, TOTAL_CHANGED)
-    assert_one_line_error(check(teeth, root), "fail_under = 80 (int): expected a fraction from 0 to 1")
+    assert_one_line_error(check_bad_input(teeth, root), "fail_under = 80 (int): expected a fraction from 0 to 1")
     assert not teeth.db.exists()
 
 
 def test_a_base_ref_that_does_not_exist_is_one_line_exit_2_and_writes_nothing(project, teeth):
     root = git_repo(project("weak_suite"))
-    assert_one_line_error(check(teeth, root, "--base", "no-such-branch"), "base ref 'no-such-branch' does not exist")
+    assert_one_line_error(check_bad_input(teeth, root, "--base", "no-such-branch"),
+                          "base ref 'no-such-branch' does not exist")
     assert not teeth.db.exists()
 
 
 def test_outside_a_git_repository_is_one_line_exit_2(project, teeth):
     root = project("weak_suite")
-    assert_one_line_error(check(teeth, root), "is not in a git repository")
+    assert_one_line_error(check_bad_input(teeth, root), "is not in a git repository")
 
 
 def test_a_shallow_clone_without_the_base_is_one_line_exit_2(project, teeth, tmp_path):
@@ -138,9 +158,9 @@ def test_a_shallow_clone_without_the_base_is_one_line_exit_2(project, teeth, tmp
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--depth", "1", "--no-single-branch", "--branch", "feature",
         f"file://{origin}", str(clone))
-    assert_one_line_error(check(teeth, clone, "--base", "origin/main"), "no merge-base", "shallow clone",
+    assert_one_line_error(check_bad_input(teeth, clone, "--base", "origin/main"), "no merge-base", "shallow clone",
                           "fetch-depth: 0")
-    assert_one_line_error(check(teeth, clone, "--base", "main"), "does not exist", "shallow clone")
+    assert_one_line_error(check_bad_input(teeth, clone, "--base", "main"), "does not exist", "shallow clone")
     assert not teeth.db.exists()
 
 
@@ -152,5 +172,5 @@ def test_a_database_from_a_newer_schema_is_refused_and_left_byte_identical(proje
         conn.execute("create table runs (id integer primary key)")
         conn.execute("PRAGMA user_version = 99")
     before = teeth.db.read_bytes()
-    assert_one_line_error(check(teeth, root), "has schema 99, newer than this teeth")
+    assert_one_line_error(check_bad_input(teeth, root), "has schema 99, newer than this teeth")
     assert teeth.db.read_bytes() == before

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 
 from test_check import git
 
-from teeth.changes import changed_lines, function_spans, in_scope
+from teeth.changes import changed_lines, in_scope
+from teeth.functions import function_index
 
 SOURCE = '''LIMIT = 3
 
@@ -41,9 +42,9 @@ def repo_with(tmp_path, source=SOURCE):
 
 
 def test_function_spans_use_discovers_qualified_names_and_include_decorators():
-    spans = function_spans(SOURCE)
-    assert spans["first"] == [(4, 6)]
-    assert spans["Rows.take"] == [(10, 13)] and spans["Rows.take.<locals>.inner"] == [(11, 12)]
+    index = function_index(SOURCE)
+    assert index.spans("first") == [(4, 6)]
+    assert index.spans("Rows.take") == [(10, 13)] and index.spans("Rows.take.<locals>.inner") == [(11, 12)]
 
 
 def test_a_change_inside_a_nested_function_puts_the_whole_outer_function_in_scope(tmp_path):

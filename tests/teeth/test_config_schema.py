@@ -92,6 +92,22 @@ def test_a_profile_env_that_is_not_a_table_is_refused(tree):
     refused(tree, config, "profiles.cpu.env = 3 (int): expected a table")
 
 
+def test_a_profile_dtype_torch_does_not_name_is_refused(tree):
+    config = tomli_w.dumps({**BASE, "profiles": {"cpu": {"dtype": "bf16"}}}).encode()
+    refused(tree, config, "profiles.cpu.dtype = 'bf16' (str): expected 'float32', 'float64', 'bfloat16' or 'float16'")
+
+
+@pytest.mark.parametrize(("table", "expected"), [
+    ({"specs": "kernels.specs", "profiles": "kernels.profiles:PROFILES"},
+     "invariance.specs = 'kernels.specs' (str): expected an object as MODULE:ATTRIBUTE (kernels.specs:OP_SPECS)"),
+    ({"specs": "kernels.specs:OP_SPECS"}, "invariance.profiles: missing; expected a value"),
+    ({"specs": "a:b", "profiles": "c:d", "known": "x"},
+     "invariance.known = 'x' (str): unknown key; known keys: profiles, specs"),
+])
+def test_a_bad_invariance_table_names_key_value_and_expectation(tree, table, expected):
+    refused(tree, tomli_w.dumps({**BASE, "invariance": table}).encode(), expected)
+
+
 def test_fail_under_as_text_is_refused_by_run_as_by_check(tree):
     assert refused(tree, with_target_key("fail_under", "high"), command="run") == \
         refused(tree, with_target_key("fail_under", "high"), command="check")
@@ -145,6 +161,7 @@ PROFILE_VALID = {
     "env": lambda v: isinstance(v, dict) and all(isinstance(x, (str, int, float)) and not isinstance(x, bool)
                                                   for x in v.values()),
     "pytest_args": is_strings, "requires": lambda v: v == "cuda",
+    "dtype": lambda v: v in ("float32", "float64", "bfloat16", "float16"),
 }
 
 
@@ -171,7 +188,7 @@ def string_for_a_list(draw):
 @st.composite
 def unknown_nested_key(draw):
     where = draw(st.sampled_from(["top", "target", "profile"]))
-    known = {"top": {"targets", "profiles"}, "target": set(VALID), "profile": set(PROFILE_VALID)}[where]
+    known = {"top": {"targets", "profiles", "invariance"}, "target": set(VALID), "profile": set(PROFILE_VALID)}[where]
     key = draw(st.text(string.ascii_lowercase + "_", min_size=1, max_size=10).filter(lambda k: k not in known))
     value = draw(ANY)
     table = {**BASE, "targets": {"rows": dict(BASE["targets"]["rows"])}, "profiles": {"cpu": {}}}

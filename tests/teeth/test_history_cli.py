@@ -11,14 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, assert_one_line_error, teeth_in_process
 
 ROW_ONE_TEST = "\n\ndef test_rows_from_the_middle_are_taken():\n    assert take_rows([10, 11, 12, 13], 1, 2) == [11, 12]\n"
-
-
-def assert_one_line_error(done, fragment):
-    assert done.returncode == 2, (done.returncode, done.stderr)
-    assert len(done.stderr.strip().splitlines()) == 1 and fragment in done.stderr, done.stderr
 
 
 def teeth_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -92,10 +87,11 @@ def test_history_since_a_later_date_is_empty_not_an_error(weak_suite_history):
     (("--op", "nope"), "unknown op 'nope'"),
 ])
 def test_history_bad_input_is_one_line_and_exit_2(weak_suite_history, args, fragment):
-    assert_one_line_error(history(weak_suite_history, *args), fragment)
+    root, db = weak_suite_history
+    assert_one_line_error(teeth_in_process("history", "--db", db, *args, cwd=root), fragment)
 
 
 def test_history_without_a_database_is_one_line_and_creates_none(tmp_path):
     missing = tmp_path / "db" / "teeth.db"
-    assert_one_line_error(teeth_cli("history", "--db", str(missing), cwd=tmp_path), "no teeth database")
+    assert_one_line_error(teeth_in_process("history", "--db", missing, cwd=tmp_path), "no teeth database")
     assert not missing.exists() and not missing.parent.exists()

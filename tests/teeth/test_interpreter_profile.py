@@ -18,7 +18,7 @@ from teeth.errors import ConfigError  # noqa: E402
 from teeth.invariance.bounds import OutOfBounds, bounds_checked  # noqa: E402
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table  # noqa: E402
 from teeth.workers.interpreter import gaps_closed  # noqa: E402
-from teeth.workers.zygote import _check_of  # noqa: E402
+from teeth.workers.pytest_runner import check_of  # noqa: E402
 
 
 @triton.jit
@@ -80,16 +80,16 @@ def test_an_out_of_bounds_access_is_recorded_under_check_bounds_through_the_inte
     with gaps_closed(), bounds_checked(), pytest.raises(Exception) as caught:
         _add_eps[(1,)](x, torch.empty_like(x), 6, 0.5, BLOCK=8)  # n one past the tensor
     assert not isinstance(caught.value, OutOfBounds)  # re-raised as the interpreter's own error
-    assert _check_of(caught.value) == "bounds"
-    assert _check_of(AssertionError("plain")) is None
+    assert check_of(caught.value) == "bounds"
+    assert check_of(AssertionError("plain")) is None
 
 
 def test_bounds_checking_is_on_exactly_for_interpreter_profiles_unless_the_profile_says():
-    assert BUILTIN_PROFILES["triton_interpret_fp32"].checks_bounds
-    assert not BUILTIN_PROFILES["cpu"].checks_bounds and not BUILTIN_PROFILES["torch_cpu_fp32"].checks_bounds
+    assert BUILTIN_PROFILES["triton_interpret"].checks_bounds
+    assert not BUILTIN_PROFILES["cpu"].checks_bounds and not BUILTIN_PROFILES["cuda"].checks_bounds
     assert profile_from_table("mine", {"env": {"TRITON_INTERPRET": "1"}}).checks_bounds
     assert not profile_from_table("mine", {"env": {"TRITON_INTERPRET": "1"}, "bounds_check": False}).checks_bounds
-    assert not profile_from_table("triton_interpret_fp32", {"bounds_check": False}).checks_bounds
+    assert not profile_from_table("triton_interpret", {"bounds_check": False}).checks_bounds  # no env of the built-in
     assert Profile("x", env={"TRITON_INTERPRET": "1"}).interpreted
 
 

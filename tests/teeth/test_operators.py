@@ -2,50 +2,13 @@
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
-from teeth.bindings import NO_BINDINGS, bindings_of
 from teeth.errors import ConfigError
-from teeth.kernel_context import is_kernel, kernel_of
 from teeth.operators import all_operators, select_operators
+from teeth.operators.testing import mutants_of
 
 OPERATORS = all_operators()
-
-
-def mutants_of(operator, source: str) -> list[str]:
-    """Every module the operator makes of `source`, one node at a time."""
-    module = cst.parse_module(source)
-    made: list[str] = []
-
-    class Visit(cst.CSTVisitor):
-        def __init__(self):
-            super().__init__()
-            self.parents: list[cst.CSTNode] = []
-            self.kernels: list = []
-            self.bindings: list = []
-
-        def on_visit(self, node):
-            kernel = next((k for k in reversed(self.kernels) if k is not None), None)
-            if operator.applies_to(node) and not (operator.kernel_only and kernel is None):
-                parent = self.parents[-1] if self.parents else None
-                bindings = self.bindings[-1] if self.bindings else NO_BINDINGS
-                made.extend(module.deep_replace(node, new).code
-                            for new in operator.mutants_at(node, parent, kernel, bindings))
-            if isinstance(node, cst.FunctionDef):
-                self.kernels.append(kernel_of(node) if is_kernel(node) else None)
-                self.bindings.append(bindings_of(node))
-            self.parents.append(node)
-            return True
-
-        def on_leave(self, node):
-            self.parents.pop()
-            if isinstance(node, cst.FunctionDef):
-                self.kernels.pop()
-                self.bindings.pop()
-
-    module.visit(Visit())
-    return made
 
 
 @pytest.mark.parametrize("operator", OPERATORS, ids=lambda o: o.name)

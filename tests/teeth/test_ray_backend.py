@@ -186,8 +186,8 @@ def test_without_ray_the_local_backend_runs_and_the_ray_backend_says_how_to_inst
     root = project("weak_suite")
     done = teeth("run", "--target", "rows", "--backend", "ray", cwd=root)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == ["teeth: error: the ray backend needs Ray: pip install 'teeth[ray]' "
-                                                "(from a checkout: pip install -e '.[ray]')"]
+    assert done.stderr.strip().splitlines() == ["teeth: error: the ray backend needs Ray: pip install "
+                                                "'teeth-mutation[ray]' (from a checkout: pip install -e '.[ray]')"]
     done = teeth("run", "--target", "rows", cwd=root)
     assert done.returncode == 0, done.stderr
     assert results_of(teeth, root)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, assert_one_line_error, teeth_in_process
 from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
 
 from teeth.report.github import _escape_data, _escape_property
@@ -183,8 +183,9 @@ def test_results_lines_format_narrows_by_status_and_names_files_from_the_working
 
 
 def test_results_stryker_format_with_status_is_one_line_and_exit_2(weak_run):
-    done = results(weak_run, "--format", "stryker", "--status", "survived")
-    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "--status" in done.stderr
+    root, db = weak_run
+    done = teeth_in_process("results", "--db", db, "--format", "stryker", "--status", "survived", cwd=root)
+    assert_one_line_error(done, "--status")
 
 
 def test_stryker_report_of_two_profiles_has_one_mutant_per_profile_and_no_coverage_for_skipped(tmp_path):

@@ -12,7 +12,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from test_history_cli import assert_one_line_error, teeth_cli, two_runs_of_weak_suite
+from conftest import assert_one_line_error, teeth_in_process
+from test_history_cli import teeth_cli, two_runs_of_weak_suite
 
 # Hosts Chromium itself calls (update, time, account checks) however a page is written; a page's own
 # fetches (a CDN, fonts) would be anything else.
@@ -124,20 +125,20 @@ def test_the_network_check_notices_a_page_that_fetches_from_a_cdn(tmp_path):
 def test_an_existing_file_as_the_report_folder_is_one_line_and_exit_2(report, tmp_path):
     blocker = tmp_path / "plain-file"
     blocker.write_text("keep")
-    done = teeth_cli("report", "--html", str(blocker), "--db", str(report.db), cwd=report.root)
+    done = teeth_in_process("report", "--html", blocker, "--db", report.db, cwd=report.root)
     assert_one_line_error(done, "is an existing file")
     assert blocker.read_text() == "keep"
 
 
 def test_a_report_without_a_database_is_one_line_and_creates_nothing(tmp_path):
     missing = tmp_path / "db" / "teeth.db"
-    done = teeth_cli("report", "--html", str(tmp_path / "out"), "--db", str(missing), cwd=tmp_path)
+    done = teeth_in_process("report", "--html", tmp_path / "out", "--db", missing, cwd=tmp_path)
     assert_one_line_error(done, "no teeth database")
     assert not missing.parent.exists() and not (tmp_path / "out").exists()
 
 
 def test_a_report_of_an_unknown_run_is_one_line_and_exit_2(report, tmp_path):
-    done = teeth_cli("report", "--html", str(tmp_path / "out"), "--run", "42", "--db", str(report.db),
-                     cwd=report.root)
+    done = teeth_in_process("report", "--html", tmp_path / "out", "--run", "42", "--db", report.db,
+                            cwd=report.root)
     assert_one_line_error(done, "no run 42")
     assert not (tmp_path / "out").exists()

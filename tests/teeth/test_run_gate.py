@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conftest import teeth_in_process
 from teeth.gate import under_fail_under
 
 
@@ -41,8 +42,8 @@ def test_run_without_fail_under_passes_whatever_survives(project, teeth):
 def test_a_fail_under_that_is_not_a_fraction_is_one_line_exit_2_before_anything_runs(project, teeth):
     root = project("weak_suite")
     for value in ("80", "x", "-0.1", "nan"):
-        done = teeth("run", "--target", "rows", "--fail-under", value, cwd=root)
-        assert done.returncode == 2, (value, done.stderr)
+        done = teeth_in_process("run", "--target", "rows", "--fail-under", value, "--db", teeth.db, cwd=root)
+        assert done.exit_code == 2, (value, done.output)
         assert done.stderr.strip().splitlines() == [
             f"teeth: error: --fail-under {value!r}: expected a fraction from 0 to 1 (0.8 means 80%)"]
     assert not teeth.db.exists()

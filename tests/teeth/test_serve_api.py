@@ -144,7 +144,7 @@ def test_a_run_from_a_newer_schema_is_refused_with_one_clear_error(server, two_l
 def test_a_push_that_fails_while_writing_leaves_no_run_behind(server, two_local_runs, monkeypatch, atomic):
     _, (first, _) = two_local_runs
     if not atomic:
-        monkeypatch.setattr(ServeStore, "_transaction", lambda self: contextlib.nullcontext())
+        monkeypatch.setattr("teeth.store.write_transaction", lambda db: contextlib.nullcontext())
 
     def broken(self, run_id, rows):
         raise RuntimeError("disk on fire")
@@ -163,16 +163,16 @@ def test_a_push_waits_for_another_writer_instead_of_failing_with_database_is_loc
     take the lock for a second: a push that holds the write lock from its start keeps it out."""
     _, (first, _) = two_local_runs
     other = sqlite3.connect(server.db, isolation_level=None, check_same_thread=False, timeout=0)
-    start_run = ServeStore.start_run
+    record_outcomes = ServeStore.record_outcomes
 
     def another_writer_meanwhile(self, *args):
         self.db.execute("select count(*) from runs").fetchone()
         with contextlib.suppress(sqlite3.OperationalError):  # "database is locked": the push holds the lock
             other.execute("BEGIN IMMEDIATE")
             threading.Timer(1.0, lambda: other.execute("COMMIT")).start()
-        return start_run(self, *args)
+        return record_outcomes(self, *args)
 
-    monkeypatch.setattr(ServeStore, "start_run", another_writer_meanwhile)
+    monkeypatch.setattr(ServeStore, "record_outcomes", another_writer_meanwhile)
     answer = server.push(first)
     assert answer.status_code == 201, answer.text
     assert server.stored() == (1, len(first["outcomes"]), len(first["tests"]))

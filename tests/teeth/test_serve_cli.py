@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from serve_runs import live_server, record_run
-from test_history_cli import assert_one_line_error, teeth_cli
+from conftest import assert_one_line_error, teeth_in_process
+from test_history_cli import teeth_cli
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def test_token_create_prints_a_token_once_and_stores_only_its_digest(tmp_path):
 def test_a_second_token_of_the_same_name_is_a_one_line_error(tmp_path):
     db = tmp_path / "teeth.db"
     assert teeth_cli("serve", "token", "create", "ci", "--db", str(db), cwd=tmp_path).returncode == 0
-    assert_one_line_error(teeth_cli("serve", "token", "create", "ci", "--db", str(db), cwd=tmp_path),
+    assert_one_line_error(teeth_in_process("serve", "token", "create", "ci", "--db", db, cwd=tmp_path),
                           "a token named 'ci' already exists")
 
 
@@ -82,17 +83,17 @@ def test_push_to_a_server_that_is_not_there_exits_5(local_runs, tmp_path):
 
 
 def test_push_of_a_missing_database_or_run_is_a_one_line_error(tmp_path, local_runs):
-    assert_one_line_error(teeth_cli("push", "http://127.0.0.1:9", "--token", "t", "--db", str(tmp_path / "no.db"),
-                                    cwd=tmp_path), "no teeth database")
-    assert_one_line_error(teeth_cli("push", "http://127.0.0.1:9", "--token", "t", "--db", str(local_runs),
-                                    "--run", "7", cwd=tmp_path), "no run 7")
+    assert_one_line_error(teeth_in_process("push", "http://127.0.0.1:9", "--token", "t", "--db", tmp_path / "no.db",
+                                           cwd=tmp_path), "no teeth database")
+    assert_one_line_error(teeth_in_process("push", "http://127.0.0.1:9", "--token", "t", "--db", local_runs,
+                                           "--run", "7", cwd=tmp_path), "no run 7")
     assert not (tmp_path / "no.db").exists()
 
 
 def test_serve_on_a_port_in_use_is_a_one_line_error(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as busy:
         port = busy.getsockname()[1]
-        done = teeth_cli("serve", "--db", str(tmp_path / "teeth.db"), "--port", str(port), cwd=tmp_path)
+        done = teeth_in_process("serve", "--db", tmp_path / "teeth.db", "--port", port, cwd=tmp_path)
     assert_one_line_error(done, f"cannot listen on 127.0.0.1:{port}")
 
 

@@ -2,7 +2,8 @@
 from .checks import CHECKS, InvarianceFailure
 
 __all__ = ["CHECKS", "InvarianceFailure", "InvarianceConfigs", "GradientInvarianceReport",
-           "assert_gradient_batch_invariant", "check_gradient_invariance", "status_matrix"]
+           "assert_gradient_batch_invariant", "check_gradient_invariance", "status_matrix",
+           "OpSpec", "TokenInput", "Param", "Contract", "InvarianceProfile", "MissingImplementation", "Suite"]
 
 _LAZY = {
     "InvarianceConfigs": "configs",
@@ -10,6 +11,13 @@ _LAZY = {
     "assert_gradient_batch_invariant": "harness",
     "check_gradient_invariance": "harness",
     "status_matrix": "matrix",
+    "OpSpec": "specs",
+    "TokenInput": "specs",
+    "Param": "specs",
+    "Contract": "specs",
+    "InvarianceProfile": "profiles",
+    "MissingImplementation": "profiles",
+    "Suite": "suite",
 }
 
 

@@ -3,47 +3,40 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
+
+from teeth.errors import ConfigError
 
 from .checks import CHECKS
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "skip": "yellow", "known": "magenta"}
 
 
-def _ensure_kernels_importable() -> None:
-    """Put the project root (the folder holding kernels/specs.py) first on sys.path, as pytest does."""
-    for folder in (Path.cwd(), *Path.cwd().parents):
-        if (folder / "kernels" / "specs.py").is_file():
-            if str(folder) not in sys.path:
-                sys.path.insert(0, str(folder))
-            return
-
-
 @click.command("invariance")
 @click.option("--profile", "profiles", multiple=True, help="Profile to run (repeatable); default: all.")
-@click.option("--op", "ops", multiple=True, help="Op to run (repeatable); default: all in OP_SPECS.")
+@click.option("--op", "ops", multiple=True, help="Op to run (repeatable); default: all the config's specs name.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-def invariance_command(profiles, ops, fmt):
-    """Print the gradient-invariance status matrix (op x check) with verdicts.
+@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+def invariance_command(profiles, ops, fmt, config_path):
+    """Print the gradient-invariance status matrix (op x check) with verdicts, for the op specs and profiles
+    that [tool.teeth.invariance] names.
 
     Exit codes: 0 every cell green, skipped or a known tracked failure; 1 a red cell; 2 bad input.
     """
-    _ensure_kernels_importable()
-    try:
-        from kernels.profiles import PROFILES
-        from kernels.specs import OP_SPECS
-    except ImportError as exc:
-        click.echo(f"error: cannot import the kernels target (run from the project root): {exc}", err=True)
-        sys.exit(2)
-    for name, known, kind in [(p, PROFILES, "profile") for p in profiles] + [(o, OP_SPECS, "op") for o in ops]:
+    from teeth.config import load_config
+
+    from .suite import load_suite
+
+    config = load_config(config_path)
+    suite = load_suite(config.invariance, config.path)
+    for name, known, kind in ([(p, suite.profiles, "profile") for p in profiles]
+                              + [(o, suite.specs, "op") for o in ops]):
         if name not in known:
-            click.echo(f"error: unknown {kind} {name!r}; known: {', '.join(known)}", err=True)
-            sys.exit(2)
+            raise ConfigError(f"unknown {kind} {name!r}; known: {', '.join(known)}")
     from .matrix import status_matrix
 
-    cells = status_matrix(ops=list(ops) or None, profiles=list(profiles) or None)
+    cells = status_matrix(suite, ops=list(ops) or None, profiles=list(profiles) or None)
     if fmt == "json":
         click.echo(json.dumps({"checks": list(CHECKS), "cells": [c.to_dict() for c in cells],
                                "red": sum(c.red for c in cells)}, indent=2))

@@ -10,29 +10,21 @@ import torch
 
 from .checks import CHECKS, InvarianceFailure
 from .configs import InvarianceConfigs, batch_plan, chunked_plan, singleton_plan
+from .profiles import InvarianceProfile, MissingImplementation
 from .report import CheckResult, GradientInvarianceReport, compare
 from .runner import make_logical, run_plan, run_reference
-from .thresholds import BITWISE, tolerance
+from .specs import OpSpec
+from .thresholds import BITWISE
 
 LOSS = "sum over active (sample, token) of <output, upstream(sample, token)> / active-token count"
-
-
-def _spec(op):
-    from kernels.specs import OP_SPECS
-
-    if isinstance(op, str):
-        if op not in OP_SPECS:
-            raise KeyError(f"unknown op {op!r}; known: {', '.join(OP_SPECS)}")
-        return OP_SPECS[op]
-    return op
 
 
 def default_configs(spec) -> InvarianceConfigs:
     return InvarianceConfigs(lengths=spec.lengths, chunk_size=spec.chunk_size)
 
 
-def _program_order(profile: str, seed: int):
-    if not profile.startswith("triton"):
+def _program_order(profile: InvarianceProfile, seed: int):
+    if not profile.triton:
         return contextlib.nullcontext()
     from .program_order import shuffled_program_order
 
@@ -53,27 +45,21 @@ def _aggregated_names(spec) -> set[str]:
     return names | {i.grad for i in spec.token_inputs if i.grad and i.window == "prefix"}
 
 
-def check_gradient_invariance(op, configs: InvarianceConfigs | None = None, contract=None, *,
-                              profile: str = "torch_cpu_fp32", impl: Callable | None = None,
+def check_gradient_invariance(spec: OpSpec, configs: InvarianceConfigs | None = None, contract=None, *,
+                              profile: InvarianceProfile, impl: Callable | None = None,
                               checks: Iterable[str] = CHECKS) -> GradientInvarianceReport:
     """Run the requested checks for one op on one profile and return the report (never raises on a red cell)."""
-    from kernels.profiles import PROFILES, MissingImplementation, implementation, skip_reason
-
-    spec = _spec(op)
-    if profile not in PROFILES:
-        raise KeyError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     configs = configs or default_configs(spec)
     contract = contract or spec.contract
     checks = [c for c in CHECKS if c in set(checks)]
-    report = GradientInvarianceReport(spec.name, profile, loss=LOSS)
-    reason = skip_reason(profile)
+    report = GradientInvarianceReport(spec.name, profile.name, loss=LOSS)
+    reason = profile.skip_reason()
     if reason:
         report.checks = {c: CheckResult(c, "skip", message=reason) for c in checks}
         return report
-    prof = PROFILES[profile]
-    dtype = getattr(torch, prof.dtype)
+    dtype = getattr(torch, profile.dtype)
     try:
-        fn = impl or implementation(spec.name, profile)
+        fn = impl or profile.implementation(spec.name)
     except MissingImplementation as exc:
         report.checks = {c: CheckResult(c, "error", message=str(exc)) for c in checks}
         return report
@@ -85,21 +71,21 @@ def check_gradient_invariance(op, configs: InvarianceConfigs | None = None, cont
     def run(key, plan, seed=None):
         if key not in runs:
             with _program_order(profile, configs.determinism_seeds[0] if seed is None else seed):
-                runs[key] = run_plan(spec, fn, logical, plan, device=prof.device, dtype=dtype)
+                runs[key] = run_plan(spec, fn, logical, plan, device=profile.device, dtype=dtype)
         return runs[key]
 
     batch = lambda: run("batch", batch_plan(configs.lengths))  # noqa: E731
     aggregated = _aggregated_names(spec)
 
     def accuracy():
-        tol = tolerance("accuracy", prof.dtype, profile)
+        tol = profile.tolerance("accuracy")
         return _compare_all(names, batch(), run_reference(spec, logical, dtype), lambda n: tol)
 
     def batch_invariance():
         return _compare_all(names, run("singletons", singleton_plan(configs.lengths)), batch(), lambda n: BITWISE)
 
     def chunk_invariance():
-        tol = tolerance("chunk_aggregation", prof.dtype, profile)
+        tol = profile.tolerance("chunk_aggregation")
         chunked = run("chunked", chunked_plan(configs.lengths, configs.chunk_size))
         return _compare_all(names, chunked, batch(), lambda n: tol if n in aggregated else BITWISE)
 
@@ -161,21 +147,21 @@ def _sources(fn) -> list[str]:
     return files
 
 
-def assert_gradient_batch_invariant(op, configs: InvarianceConfigs | None = None, contract=None, *,
-                                    profile: str = "torch_cpu_fp32", impl: Callable | None = None,
+def assert_gradient_batch_invariant(spec: OpSpec, configs: InvarianceConfigs | None = None, contract=None, *,
+                                    profile: InvarianceProfile, impl: Callable | None = None,
                                     checks: Iterable[str] = CHECKS) -> GradientInvarianceReport:
     """Like check_gradient_invariance, but raise InvarianceFailure (an AssertionError) for the first red check."""
-    report = check_gradient_invariance(op, configs, contract, profile=profile, impl=impl, checks=checks)
+    report = check_gradient_invariance(spec, configs, contract, profile=profile, impl=impl, checks=checks)
     failed = report.first_failure
     if failed is None:
         return report
     bad = failed.first_failure
-    message = f"{report.op} [{profile}] {failed.check} failed"
+    message = f"{report.op} [{profile.name}] {failed.check} failed"
     if bad is not None:
         message += (f" on {bad.name}: max_abs={bad.max_abs:.3g} max_rel={bad.max_rel:.3g} ({bad.mode})"
                     + (f"; {bad.note}" if bad.note else ""))
     else:
         message += f": {failed.message}"
-    raise InvarianceFailure(message, teeth_check=failed.check, op=report.op, profile=profile,
+    raise InvarianceFailure(message, teeth_check=failed.check, op=report.op, profile=profile.name,
                             tensor=bad.name if bad else None, max_abs=bad.max_abs if bad else None,
                             max_rel=bad.max_rel if bad else None, report=report)

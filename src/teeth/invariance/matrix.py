@@ -6,6 +6,7 @@ from typing import Iterable
 
 from .checks import CHECKS
 from .known_failures import tracked
+from .suite import Suite
 
 
 @dataclass
@@ -27,18 +28,16 @@ class Cell:
                 "detail": self.detail, "tracking": self.tracking}
 
 
-def status_matrix(ops: Iterable[str] | None = None, profiles: Iterable[str] | None = None,
+def status_matrix(suite: Suite, ops: Iterable[str] | None = None, profiles: Iterable[str] | None = None,
                   checks: Iterable[str] = CHECKS) -> list[Cell]:
-    """Run the harness for every (profile, op) and flatten the reports into cells, in a fixed order."""
-    from kernels.profiles import PROFILES
-    from kernels.specs import OP_SPECS
-
+    """Run the harness for every (profile, op) of the suite (or the named ones) and flatten the reports into
+    cells, in a fixed order."""
     from .harness import check_gradient_invariance
 
     cells = []
-    for profile in profiles or PROFILES:
-        for op in ops or OP_SPECS:
-            report = check_gradient_invariance(op, profile=profile, checks=checks)
+    for profile in profiles or suite.profiles:
+        for op in ops or suite.specs:
+            report = check_gradient_invariance(suite.specs[op], profile=suite.profiles[profile], checks=checks)
             for check, result in report.checks.items():
                 status, ref = result.status, None
                 if status in ("fail", "error"):

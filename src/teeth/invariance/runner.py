@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import torch
 
 from .configs import Plan, Segment, batch_plan
+from .specs import param_value, token_value, upstream_value
 
 
 class MissingGradient(Exception):
@@ -25,8 +26,6 @@ class Logical:
 
 def make_logical(spec, lengths, seed: int) -> Logical:
     """Build inputs and upstream gradients from each (sample, token) identity, so no config order leaks in."""
-    from kernels.specs import param_value, token_value, upstream_value
-
     tokens = {
         inp.name: [torch.stack([token_value(spec, inp, s, t, seed) for t in range(n)]) for s, n in enumerate(lengths)]
         for inp in spec.token_inputs

@@ -1,4 +1,5 @@
-"""The one central thresholds table: gradient tolerances per dtype and profile, and nowhere else."""
+"""The one central thresholds table: gradient tolerances per dtype, and the rule that derives a low-precision
+profile's accuracy bound from it (InvarianceProfile.tolerance picks between them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,19 +41,3 @@ def rounded_once(fp32: Tolerance, unit_roundoff: float) -> Tolerance:
     """
     u = unit_roundoff
     return Tolerance((1 + u) * fp32.atol, u + (1 + u) * fp32.rtol)
-
-
-# (profile, purpose) -> tolerance, where a profile needs other than its dtype's row.
-# torch_cpu_bf16 (the torch adapters on bf16 inputs): derived from the fp32 row by one bf16
-# rounding, with no hand-tuned slack; the bfloat16 row above stays for the CUDA profiles
-# (tensor-core and triton arithmetic, not yet measured on a GPU).
-PROFILE_OVERRIDES: dict[tuple[str, str], Tolerance] = {
-    ("torch_cpu_bf16", "accuracy"): rounded_once(THRESHOLDS["accuracy"]["float32"], BF16_UNIT_ROUNDOFF),
-}
-
-
-def tolerance(purpose: str, dtype: str, profile: str | None = None) -> Tolerance:
-    """The tolerance for `purpose` on `dtype` (and `profile`); invariance checks never call this."""
-    if profile is not None and (profile, purpose) in PROFILE_OVERRIDES:
-        return PROFILE_OVERRIDES[(profile, purpose)]
-    return THRESHOLDS[purpose][dtype]

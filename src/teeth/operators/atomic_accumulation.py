@@ -56,7 +56,8 @@ class AtomicAccumulation(Operator):
     kills = ("determinism", "batch_invariance")
     node_types = (cst.Call, cst.For)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
+        kernel = ctx.kernel
         if isinstance(node, cst.For):
             if kernel is None:
                 yield from self._batched_reduction(node)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from teeth.bindings import NO_BINDINGS, Bindings
+from teeth.operators.context import Context
 
 
 @dataclass(frozen=True)
@@ -29,25 +29,22 @@ class Operator:
     node_types: tuple[type[cst.CSTNode], ...] = ()
     domain: bool = True  # a bug class of batched tensor code, as opposed to a generic mutation
     kernel_only: bool = False  # applies only inside @triton.jit kernels
-    profiles: tuple[str, ...] | None = None  # the profiles that can kill it; None: every profile
-    reads_bindings: bool = False  # its `mutate` takes a 4th argument: the enclosing function's Bindings
+    dtypes: tuple[str, ...] | None = None  # a profile kills it only when it runs one of these dtypes; None: any
 
-    def mutate(self, node: cst.CSTNode, parent: cst.CSTNode | None = None, kernel=None) -> Iterator[cst.CSTNode]:
-        """Every replacement for `node`; `parent` is its parent node, `kernel` the enclosing
-        @triton.jit kernel's context (teeth.kernel_context.Kernel) or None."""
+    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[cst.CSTNode]:
+        """Every replacement for `node`, given where it stands (`ctx`: its parent, the enclosing function, the
+        @triton.jit kernel around it if any, the names that function binds once, its position)."""
         raise NotImplementedError
-
-    def mutants_at(self, node: cst.CSTNode, parent: cst.CSTNode | None, kernel,
-                   bindings: Bindings = NO_BINDINGS) -> Iterator[cst.CSTNode]:
-        """`mutate` given all discovery knows of the surroundings (`bindings`: the enclosing function's)."""
-        if not self.domain:
-            return self.mutate(node)
-        if self.reads_bindings:
-            return self.mutate(node, parent, kernel, bindings)
-        return self.mutate(node, parent, kernel)
 
     def examples(self) -> list[Example]:
         return []
+
+    def unkillable_on(self, profile) -> str | None:
+        """Why no test of `profile` (a teeth.profiles.Profile) can kill this operator's mutants, or None."""
+        if self.dtypes is None or profile.dtype in self.dtypes:
+            return None
+        return (f"{self.name} is only killable on a profile that runs {' or '.join(self.dtypes)} "
+                f"(profile {profile.name} runs {profile.dtype})")
 
     def applies_to(self, node: cst.CSTNode) -> bool:
         return isinstance(node, self.node_types)

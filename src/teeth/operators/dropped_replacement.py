@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.bindings import NO_BINDINGS
 from teeth.operators.base import Example, Operator, method_call, positional, torch_call
 from teeth.operators.pieces import code, minus, plus, row_of, rows_of
 
@@ -52,19 +51,18 @@ class DroppedReplacement(Operator):
         "the output changes for that invoke's rows, and only for them."
     )
     node_types = (cst.Expr, cst.Assign, cst.Call)
-    reads_bindings = True
 
-    def mutate(self, node, parent=None, kernel=None, bindings=NO_BINDINGS):
+    def mutate(self, node, ctx):
         if isinstance(node, cst.Expr) and method_call(node.value, *IN_PLACE_SPLICES):
             yield cst.Pass()
         elif isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets):
             yield cst.Pass()
         elif isinstance(node, cst.Call):
-            yield from self._kept_original(node, parent)
+            yield from self._kept_original(node, ctx.parent)
             if torch_call(node, *CONCATENATIONS):
-                yield from self._cat_spliced(node, bindings)
+                yield from self._cat_spliced(node, ctx.bindings)
             elif torch_call(node, "stack"):
-                yield from self._stack_spliced(node, bindings)
+                yield from self._stack_spliced(node, ctx.bindings)
 
     def _kept_original(self, node: cst.Call, parent):
         if torch_call(node, *OUT_OF_PLACE_SPLICES):
@@ -161,13 +159,13 @@ class DroppedReplacement(Operator):
             Example("out.index_put_((rows,), edited)", ("pass",)),
             Example("out.scatter_(0, index, edited)", ("pass",)),
             Example("out.masked_scatter_(mask, edited)", ("pass",)),
-            Example("return out.index_copy_(0, rows, edited)", ("return out",)),
+            Example("result = out.index_copy_(0, rows, edited)", ("result = out",)),
             # out-of-place splices: the original kept
-            Example("return full.index_copy(0, rows, edited)", ("return full",)),
-            Example("return torch.index_copy(full, 0, rows, edited)", ("return full",)),
-            Example("return torch.index_put(full, (rows,), edited)", ("return full",)),
-            Example("return torch.scatter(full, 0, index, edited)", ("return full",)),
-            Example("return full.masked_scatter(mask, edited)", ("return full",)),
+            Example("result = full.index_copy(0, rows, edited)", ("result = full",)),
+            Example("result = torch.index_copy(full, 0, rows, edited)", ("result = full",)),
+            Example("result = torch.index_put(full, (rows,), edited)", ("result = full",)),
+            Example("result = torch.scatter(full, 0, index, edited)", ("result = full",)),
+            Example("result = full.masked_scatter(mask, edited)", ("result = full",)),
             Example("y = torch.where(mask, edited, full)", ("y = full",)),
             # cat splices: the edited slot gets the original rows, or the call becomes the whole tensor
             Example("y = torch.cat([full[:start], edited, full[stop:]])", ("y = full",)),

@@ -25,7 +25,7 @@ class DroppedStore(Operator):
     kernel_only = True
     node_types = (cst.Expr,)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
         if tl_call(node.value, "store"):
             yield cst.Pass()
 

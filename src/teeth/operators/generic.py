@@ -43,7 +43,7 @@ class GenericOperator(Operator):
         self._function = function
         self._short = short
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
         yield from self._function(node)
 
     def examples(self):

@@ -20,18 +20,18 @@ class LowPrecisionAccumulation(Operator):
     bug = (
         "Sums of bf16 values must accumulate in fp32. Dropping the upcast (or allocating the "
         "accumulator in bf16) loses low bits at every step, so the result depends on the length "
-        "and order of the reduction. On fp32 inputs the upcast is a no-op, so only a bf16 "
-        "profile can kill these mutants: on fp32 profiles they are skipped, not survivors."
+        "and order of the reduction. On fp32 inputs the upcast is a no-op, so only a profile running "
+        "bf16 (its dtype) can kill these mutants: on fp32 profiles they are skipped, not survivors."
     )
     killing_test = (
         "bf16 inputs with a long reduction (a hidden size in the thousands), compared with an fp32 reference "
         "under a tolerance tighter than a bf16 accumulation's error, on a bf16 profile."
     )
     kills = ("accuracy", "batch_invariance")
-    profiles = ("torch_cpu_bf16", "cuda_bf16", "triton_cuda_bf16")
+    dtypes = ("bfloat16", "float16")
     node_types = (cst.Call,)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
         if method_call(node, "float") and not node.args:
             yield node.func.value
         elif method_call(node, "to") and len(node.args) == 1 and _is_fp32(node.args[0].value):

@@ -33,7 +33,7 @@ class MaskOffByOne(Operator):
     kernel_only = True
     node_types = (cst.ComparisonTarget,)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
         swapped = _SWAP.get(type(node.operator))
         if swapped is not None:
             yield node.with_changes(operator=swapped(whitespace_before=node.operator.whitespace_before,

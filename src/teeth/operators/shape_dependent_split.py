@@ -27,7 +27,7 @@ class ShapeDependentSplit(Operator):
     kills = ("batch_invariance", "chunk_invariance")
     node_types = (cst.Call,)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
         if not _launch(node):
             return
         first = positional(node, 0)

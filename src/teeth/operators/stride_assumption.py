@@ -21,7 +21,7 @@ class StrideAssumption(Operator):
     )
     node_types = (cst.Call,)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
         if method_call(node, "stride") and not method_call(node.func.value, "contiguous"):
             receiver = cst.Call(func=cst.Attribute(value=node.func.value, attr=cst.Name("contiguous")))
             yield node.with_changes(func=node.func.with_changes(value=receiver))

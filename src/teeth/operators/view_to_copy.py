@@ -28,7 +28,8 @@ class ViewToCopy(Operator):
     )
     node_types = (cst.Call, cst.Subscript)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
+        parent = ctx.parent
         if isinstance(parent, cst.Attribute) and parent.attr.value in ("clone", "contiguous"):
             return  # already copied
         if isinstance(node, cst.Subscript):

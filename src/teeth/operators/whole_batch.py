@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.bindings import NO_BINDINGS
 from teeth.operators.base import Example, Operator, method_call, narrowing_slices, positional, torch_call
 from teeth.operators.pieces import split_pick
 
@@ -22,13 +21,12 @@ class WholeBatch(Operator):
         "what it reads, and an in-place edit in one that leaves the other's rows unchanged."
     )
     node_types = (cst.Call, cst.Subscript)
-    reads_bindings = True
 
-    def mutate(self, node, parent=None, kernel=None, bindings=NO_BINDINGS):
+    def mutate(self, node, ctx):
         if isinstance(node, cst.Subscript):
             if narrowing_slices(node):
                 yield node.value
-            elif (pick := split_pick(node, bindings)) is not None:
+            elif (pick := split_pick(node, ctx.bindings)) is not None:
                 yield pick[0]  # the piece picked for an invoke -> the tensor split
         elif torch_call(node, "narrow"):
             first = positional(node, 0)

@@ -25,7 +25,8 @@ class WrongOffset(Operator):
     kernel_only = True
     node_types = (cst.BinaryOperation,)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
+        parent = ctx.parent
         if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add) and parent.left is node:
             return  # only the whole chain, once
         terms = add_terms(node)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.bindings import NO_BINDINGS
 from teeth.operators.base import Example, Operator, is_zero, method_call, positional, replace_arg, torch_call
 from teeth.operators.pieces import split_pick
 
@@ -50,12 +49,11 @@ class WrongSliceStart(Operator):
     )
     kills = ("behaviour", "batch_invariance")
     node_types = (cst.Call, cst.Subscript)
-    reads_bindings = True
 
-    def mutate(self, node, parent=None, kernel=None, bindings=NO_BINDINGS):
+    def mutate(self, node, ctx):
         if isinstance(node, cst.Subscript):
             yield from self._subscript(node)
-            if (pick := split_pick(node, bindings)) is not None:  # pieces[i]: a neighbour's piece
+            if (pick := split_pick(node, ctx.bindings)) is not None:  # pieces[i]: a neighbour's piece
                 index = pick[1]
                 for value in start_variants(index.value):
                     yield node.with_changes(slice=[node.slice[0].with_changes(slice=index.with_changes(value=value))])

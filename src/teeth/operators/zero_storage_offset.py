@@ -23,7 +23,7 @@ class ZeroStorageOffset(Operator):
     kills = ("behaviour", "batch_invariance")
     node_types = (cst.Call,)
 
-    def mutate(self, node, parent=None, kernel=None):
+    def mutate(self, node, ctx):
         if method_call(node, "storage_offset") and not node.args:
             yield cst.Integer("0")
 

@@ -7,10 +7,11 @@ import json
 
 from jinja2 import Environment
 
+from teeth.core import kill_rate
 from teeth.errors import TeethError
 from teeth.report.chart import rate_text
 from teeth.report.html_page import rate_class
-from teeth.store import Store, kill_rate
+from teeth.store import Store
 
 LABEL = "kill rate"
 COLOURS = {"good": "#2e7d32", "ok": "#b08800", "bad": "#c62828", "none": "#9e9e9e"}  # the reports' cell colours
@@ -44,14 +45,8 @@ def endpoint(rate: float | None) -> str:
 def latest_rate(store: Store, target: str) -> tuple[int, float | None]:
     """(run id, kill rate) of the target's latest run with outcomes, `teeth check` runs aside (they hold only the
     changed code's mutants); a one-line error when it has none."""
-    row = next(iter(store.db.query(
-        """select max(r.id) as id from runs r where r.target = ?
-           and coalesce(json_extract(r.options, '$.command'), 'run') = 'run'
-           and exists (select 1 from outcomes o where o.run_id = r.id)""", [target])), {"id": None})
-    if row["id"] is None:
+    run_id = store.latest_measured_run(target)
+    if run_id is None:
         known = ", ".join(store.run_targets()) or "none"
         raise TeethError(f"no runs with outcomes of target {target!r} in {store.path} (targets with runs: {known})")
-    counts: dict[str, int] = {}
-    for result in store.results(row["id"]):
-        counts[result["status"]] = counts.get(result["status"], 0) + 1
-    return row["id"], kill_rate(counts)
+    return run_id, kill_rate(store.outcome_counts(run_id))

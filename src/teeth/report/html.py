@@ -10,6 +10,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from teeth import DISTRIBUTION
 from teeth.core import Status, Tally, kill_rate
 from teeth.errors import TeethError
 from teeth.history import load_history
@@ -17,34 +18,6 @@ from teeth.report.chart import svg_line_chart, svg_sparkline
 from teeth.report.html_page import file_page_name, group_mutants, render
 from teeth.report.html_source import read_source, source_page
 from teeth.store import Store
-
-
-def resolve_run(store: Store, run_ref: str, target: str | None) -> dict:
-    """`--run latest` (of `--target`, if given) or a run id, as its runs row; one-line errors."""
-    if run_ref == "latest":
-        row = store.latest_run(target)
-        if row is None:
-            raise TeethError(f"no runs{f' of target {target!r}' if target else ''} in {store.path}")
-        return row
-    try:
-        return store.run(int(run_ref))
-    except ValueError:
-        raise TeethError(f"--run takes a run id or 'latest', not {run_ref!r}") from None
-
-
-def source_root(target: str, root: str | None, config_path: str | None) -> Path:
-    """Where the target's files are read from: `--root`, else the target's root in the config, else cwd."""
-    if root:
-        return Path(root)
-    from teeth.config import load_config
-
-    try:
-        config = load_config(config_path)
-    except TeethError:
-        if config_path:
-            raise
-        return Path.cwd()
-    return config.targets[target].root if target in config.targets else config.path.parent
 
 
 def write_html_report(store: Store, run_id: int, out_dir: str | Path, root: Path) -> Path:
@@ -152,12 +125,13 @@ def file_rows(rows: list[dict], pages: dict[str, str]) -> list[dict]:
         statuses = Counter(r["status"] for r in here)
         other = sum(n for s, n in statuses.items() if not Status(s).counts)
         table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant"] for r in here}),
-                      "survived": statuses["survived"], "no_coverage": statuses["no_coverage"], "other": other})
+                      "survived": statuses[Status.SURVIVED], "no_coverage": statuses[Status.NO_COVERAGE],
+                      "other": other})
     return table
 
 
 def _teeth_version() -> str:
     try:
-        return version("teeth")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "?"

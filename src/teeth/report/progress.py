@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from teeth.core import Status
+
 
 class MeasuredEta:
     """Seconds left, from the pace of measured mutants only."""
@@ -79,7 +81,7 @@ class RichProgress:
         self.eta.start(total)
         self.task = self.bar.add_task(profile, total=total, counts="")
 
-    def advance(self, mutant, status: str, measured: bool = True) -> None:
+    def advance(self, mutant, status: Status, measured: bool = True) -> None:
         self.counts[status] = self.counts.get(status, 0) + 1
         self.eta.advance(measured)
         counts = " ".join(f"{s}:{n}" for s, n in sorted(self.counts.items()))

@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from teeth import DISTRIBUTION
 from teeth.core import Status
 from teeth.errors import TeethError
 from teeth.sources import located, read_source, span
@@ -148,7 +149,7 @@ def report(parts: list[RunPart], thresholds: tuple[int, int] = (80, 60)) -> dict
         low = round(100 * min(fail_under))
         high = max(high, low)
     try:
-        version = importlib.metadata.version("teeth")
+        version = importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         version = "unknown"
     found = {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": SCHEMA_VERSION,

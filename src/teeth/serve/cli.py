@@ -6,15 +6,14 @@ import socket
 
 import click
 
+from teeth.cli_options import db_option, resolve_run, run_option
 from teeth.errors import TeethError
 from teeth.serve import DEFAULT_MAX_BODY, READS
 from teeth.store import db_path
 
-DB_HELP = "SQLite file (default: $TEETH_DB or db/teeth.db)."
-
 
 @click.group("serve", invoke_without_command=True)
-@click.option("--db", "db", default=None, help=DB_HELP)
+@db_option()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8787, show_default=True,
               help="Port to listen on (0: any free port; the URL is printed).")
@@ -49,7 +48,7 @@ def token_command():
 
 @token_command.command("create")
 @click.argument("name")
-@click.option("--db", "db", default=None, help=DB_HELP)
+@db_option()
 def token_create(name, db):
     """Create a push token called NAME and print it (it is shown only this once)."""
     from teeth.serve.store import ServeStore
@@ -61,14 +60,15 @@ def token_create(name, db):
 @click.argument("url")
 @click.option("--token", envvar="TEETH_TOKEN", required=True, help="A token from `teeth serve token create` "
               "(or $TEETH_TOKEN).")
-@click.option("--db", "db", default=None, help=DB_HELP)
-@click.option("--run", "run_id", type=int, default=None, help="Run id (default: the latest run).")
-def push_command(url, token, db, run_id):
+@db_option()
+@run_option
+def push_command(url, token, db, run_ref):
     """Send a run (mutants, outcomes, tests, metadata) to a teeth server; pushing a run again stores it once."""
     from teeth.serve.push import push_run
     from teeth.serve.store import ServeStore
 
-    reply = push_run(url, token, ServeStore(db_path(db), create=False), run_id)
+    store = ServeStore(db_path(db), create=False)
+    reply = push_run(url, token, store, resolve_run(store, run_ref)["id"])
     verb = "stored as" if reply.get("stored") else "already stored as"
     click.echo(f"run {reply['local_run']} of {reply.get('target')} {verb} run {reply.get('run')} on {url} "
                f"({reply.get('mutants')} mutants, {reply.get('outcomes')} outcomes)")

@@ -12,13 +12,8 @@ from teeth.serve.store import ServeStore
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
-def push_run(url: str, token: str, store: ServeStore, run_id: int | None) -> dict:
-    """POST the run (default: the latest with outcomes) to `url`; the server's JSON answer, or a one-line error."""
-    if run_id is None:
-        latest = store.latest_run()
-        if latest is None:
-            raise TeethError(f"no runs in {store.path} to push")
-        run_id = latest["id"]
+def push_run(url: str, token: str, store: ServeStore, run_id: int) -> dict:
+    """POST the run to `url`; the server's JSON answer, or a one-line error."""
     body = json.dumps(store.export_run(run_id)).encode()
     endpoint = url.rstrip("/") + "/api/runs"
     try:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
-from types import SimpleNamespace
+
+from sqlite_utils.migrations import Migrations
 
 from teeth.core import COUNTED, Status, counts_sql, kill_rate
 from teeth.errors import TeethError
@@ -16,17 +17,23 @@ from teeth.store_opening import write_transaction
 COUNTS_SQL = counts_sql()
 
 WRITE_LOCK = threading.Lock()  # one writer per process: pushes are stored one at a time
+SERVE_MIGRATIONS = Migrations("teeth-serve")  # the service's own tables: a migration set of their own
+
+
+@SERVE_MIGRATIONS()
+def m001_tokens_and_pushes(db) -> None:
+    db["serve_tokens"].create({"name": str, "digest": str, "created_at": str}, pk="name", if_not_exists=True)
+    db["pushed_runs"].create({"digest": str, "run_id": int, "token": str, "pushed_at": str, "schema": int},
+                             pk="digest", if_not_exists=True)
 
 
 class ServeStore(Store):
     """A Store whose database also holds `serve_tokens` and `pushed_runs` (created by `serving()`)."""
 
     def serving(self) -> "ServeStore":
-        """Create the service's tables if missing (idempotent; a plain `teeth run` never needs them)."""
-        self.db["serve_tokens"].create({"name": str, "digest": str, "created_at": str}, pk="name",
-                                       if_not_exists=True)
-        self.db["pushed_runs"].create({"digest": str, "run_id": int, "token": str, "pushed_at": str,
-                                       "schema": int}, pk="digest", if_not_exists=True)
+        """Apply the service's migrations (its tables; a plain `teeth run` never needs them)."""
+        with write_transaction(self.db):
+            SERVE_MIGRATIONS.apply(self.db)
         return self
 
     # -- tokens -----------------------------------------------------------------
@@ -57,37 +64,19 @@ class ServeStore(Store):
         with WRITE_LOCK:
             for row in self.db["pushed_runs"].rows_where("digest = ?", [digest], limit=1):
                 return row["run_id"], False
-            meta, run_id = run.run, None
-            try:
-                with self._transaction():  # one commit per push; a failure leaves nothing behind
-                    run_id = self.start_run(meta.target, meta.profiles, meta.operators,
-                                            {"commit": meta.commit, "dirty": meta.dirty, "versions": meta.versions,
-                                             "options": meta.options})
-                    self.record_mutants(SimpleNamespace(**m.model_dump()) for m in run.mutants)
-                    self.record_outcomes(run_id, [o.model_dump() for o in run.outcomes])
-                    self.db["tests"].insert_all(({"run_id": run_id, **t.model_dump()} for t in run.tests),
-                                                pk=("run_id", "profile", "test"), replace=True)
-                    self.db["runs"].update(run_id, {
-                        "started_at": meta.started_at, "finished_at": meta.finished_at, "status": meta.status,
-                        "timings": json.dumps(meta.timings) if meta.timings is not None else None,
-                        "totals": json.dumps(meta.totals) if meta.totals is not None else None})
-                    self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
-                                                   "pushed_at": now(), "schema": run.schema_version})
-            except BaseException:
-                if run_id is not None:
-                    self._forget_run(run_id)
-                raise
+            meta = run.run
+            row = {"target": meta.target, "started_at": meta.started_at, "finished_at": meta.finished_at,
+                   "status": meta.status, "commit": meta.commit, "dirty": meta.dirty,
+                   "profiles": json.dumps(meta.profiles), "operators": json.dumps(meta.operators),
+                   "versions": json.dumps(meta.versions), "options": json.dumps(meta.options),
+                   "timings": json.dumps(meta.timings) if meta.timings is not None else None,
+                   "totals": json.dumps(meta.totals) if meta.totals is not None else None}
+            run_id = self.add_run(  # one transaction per push: a failure leaves nothing behind
+                row, [m.model_dump() for m in run.mutants], [o.model_dump() for o in run.outcomes],
+                [t.model_dump() for t in run.tests],
+                then=lambda run_id: self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
+                                                                   "pushed_at": now(), "schema": run.schema_version}))
             return run_id, True
-
-    def _transaction(self):
-        """The whole push in one transaction holding the write lock from its start (sqlite-utils 3.x inserts may
-        still commit on their own: _forget_run undoes those)."""
-        return write_transaction(self.db)
-
-    def _forget_run(self, run_id: int) -> None:
-        for table in ("outcomes", "tests"):
-            self.db[table].delete_where("run_id = ?", [run_id])
-        self.db["runs"].delete_where("id = ?", [run_id])
 
     def export_run(self, run_id: int) -> dict:
         """A local run as the JSON body `teeth push` sends (reused_from is local to this file: not sent)."""
@@ -96,15 +85,12 @@ class ServeStore(Store):
         for column, empty in (("profiles", []), ("operators", []), ("versions", {}), ("timings", None),
                               ("totals", None), ("options", {})):
             meta[column] = json.loads(row[column]) if row[column] else empty
-        outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields}
-                    for o in self.db["outcomes"].rows_where("run_id = ?", [run_id], order_by="mutant_id, profile")]
+        mutant_rows, outcome_rows, test_rows = self.run_rows(run_id)
+        outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields} for o in outcome_rows]
         if not outcomes:
             raise TeethError(f"run {run_id} in {self.path} has no outcomes to push")
-        mutants = [{k: r.get(k) for k in PushedMutant.model_fields} for r in self.db.query(
-            """select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?)
-               order by m.id""", [run_id])]
-        tests = [{k: t.get(k) for k in PushedTest.model_fields}
-                 for t in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
+        mutants = [{k: r.get(k) for k in PushedMutant.model_fields} for r in mutant_rows]
+        tests = [{k: t.get(k) for k in PushedTest.model_fields} for t in test_rows]
         return {"schema": SCHEMA_VERSION, "run": meta, "mutants": mutants, "outcomes": outcomes, "tests": tests}
 
     # -- queries the API serves ---------------------------------------------------

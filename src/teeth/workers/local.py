@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import select
@@ -13,11 +12,12 @@ import time
 from collections.abc import Iterable, Iterator
 
 from teeth.config import Target
+from teeth.core import Baseline, MutantScenario, Outcome
 from teeth.errors import BaselineFailed, TeethError, WorkerFailed
 from teeth.profiles import Profile
 from teeth.shadowing import refuse_shadowed
-from teeth.core import MutantScenario, Outcome
 from teeth.workers.base import Backend
+from teeth.workers.protocol import BaselineDone, Collected, Fatal, Message, WorkerSpec, encode, unframe
 from teeth.workers.scratch import Scratch
 
 WORKER_ENV = {
@@ -60,14 +60,14 @@ class LocalBackend(Backend):
         files = [str(f) for f in target.files]
         copies = {f: copy for f in files if (copy := self.scratch.inside(f)) != f}
         self.token = f"\x1eteeth-{secrets.token_hex(8)}:"
-        spec = {"args": pytest_args(target, profile, self.scratch), "files": files, "copies": copies,
-                "token": self.token, "execution": profile.execution,
-                "interpreter": {"bounds_check": profile.checks_bounds} if profile.interpreted else None,
-                "writable": [str(self.scratch.dir)] if target.sandbox else None}
+        spec = WorkerSpec(args=pytest_args(target, profile, self.scratch), files=files, copies=copies,
+                          token=self.token, execution=profile.execution,
+                          interpreter={"bounds_check": profile.checks_bounds} if profile.interpreted else None,
+                          writable=[str(self.scratch.dir)] if target.sandbox else None)
         env = {**os.environ, **WORKER_ENV, **profile.env, **self.scratch.env()}
         with open(self.scratch.log, "wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "teeth.workers.zygote", json.dumps(spec)],
+                [sys.executable, "-m", "teeth.workers.pytest_runner", encode(spec)],
                 cwd=self.scratch.tree, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=log, start_new_session=True,
             )
@@ -76,29 +76,29 @@ class LocalBackend(Backend):
             self.close()
             raise WorkerFailed(f"worker for profile {profile.name}: collecting the tests took longer than "
                                f"{target.baseline_timeout:g} s (baseline_timeout)")
-        if first.get("event") != "collected":
+        if not isinstance(first, Collected):
             self.close()
-            raise WorkerFailed(f"worker for profile {profile.name}: {first.get('message', first)}")
-        self.tests = first["tests"]
-        outer = first.get("protection") or "off (sandbox = false)"
+            raise WorkerFailed(f"worker for profile {profile.name}: {getattr(first, 'message', first)}")
+        self.tests = first.tests
+        outer = first.protection or "off (sandbox = false)"
         self.protection = f"scratch copy of {target.root.name}/ ({self.scratch.copy_seconds:.2f} s); writes: {outer}"
         if not self.tests:
             self.close()
             raise WorkerFailed(f"worker for profile {profile.name}: no tests collected from {', '.join(target.tests)}")
 
-    def _send(self, message: dict) -> None:
-        self.process.stdin.write((json.dumps(message) + "\n").encode())
+    def _send(self, message: Message) -> None:
+        self.process.stdin.write((encode(message) + "\n").encode())
         self.process.stdin.flush()
 
-    def _read(self, deadline: float | None = None) -> dict:
+    def _read(self, deadline: float | None = None) -> Message | None:
         """The worker's next message; None past `deadline` (time.monotonic())."""
         fd, token = self.process.stdout.fileno(), self.token.encode()
         while True:
             while b"\n" in self.buffer:
                 line, self.buffer = self.buffer.split(b"\n", 1)
-                at = line.rfind(token)
-                if at >= 0:  # anything else on the channel was written by a test, not the worker
-                    return json.loads(line[at + len(token):])
+                message = unframe(line, token)
+                if message is not None:  # anything else on the channel was written by a test, not the worker
+                    return message
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready, _, _ = select.select([fd], [], [], wait)
             if not ready:
@@ -118,44 +118,40 @@ class LocalBackend(Backend):
             return "(no log)"
 
     def baseline(self, timeout: float, tests: list[str] | None = None) -> dict[str, dict]:
-        self._send({"cmd": "baseline", "timeout": timeout, "tests": tests})
+        self._send(Baseline(tests=tests, timeout=timeout))
         message = self._read(time.monotonic() + timeout)
         if message is None:
             self.close()
             raise BaselineTimedOut(timeout, self.target)
-        if message.get("event") == "fatal":
-            raise WorkerFailed(message["message"])
-        if message.get("status") != "baseline":
-            raise WorkerFailed(f"the baseline run did not finish: {message.get('detail', message.get('status'))}")
-        shadowed = message.get("shadowed")
+        if isinstance(message, Fatal):
+            raise WorkerFailed(message.message)
+        if not isinstance(message, BaselineDone):  # a cold baseline's child timed out, crashed or raised
+            reason = message.detail or message.status if isinstance(message, Outcome) else type(message).__name__
+            raise WorkerFailed(f"the baseline run did not finish: {reason}")
+        shadowed = message.shadowed
         refuse_shadowed([self.scratch.outside(path) for path in shadowed] if shadowed else None)  # paths the user has
-        return message["tests"]
+        return message.tests
 
     def execute(self, scenarios: Iterable[MutantScenario]) -> Iterator[Outcome]:
         pending = iter(scenarios)
         in_flight = 0
-        for task in pending:
-            self._submit(task)
+        for scenario in pending:
+            self._send(scenario)
             in_flight += 1
             if in_flight >= self.jobs:
                 break
         while in_flight:
             message = self._read()
-            if message.get("event") == "fatal":
-                raise WorkerFailed(message["message"])
+            if isinstance(message, Fatal):
+                raise WorkerFailed(message.message)
+            if not isinstance(message, Outcome):
+                raise WorkerFailed(f"the worker answered a mutant with {type(message).__name__}")
             in_flight -= 1
-            for task in pending:
-                self._submit(task)
+            for scenario in pending:
+                self._send(scenario)
                 in_flight += 1
                 break
-            yield Outcome(message["id"], message["status"], duration=message.get("duration", 0.0),
-                          killed_by=message.get("test"), check=message.get("check"), detail=message.get("detail"),
-                          signal=message.get("signal"), tests_run=message.get("tests_run"),
-                          test_seconds=message.get("test_seconds"))
-
-    def _submit(self, task: MutantScenario) -> None:
-        self._send({"cmd": "mutant", "id": task.id, "path": task.path, "swap": task.swap, "code": task.code,
-                    "tests": task.tests, "timeout": task.timeout})
+            yield message
 
     def close(self) -> None:
         """Stop the worker, every process its tests left behind, and remove the scratch area."""

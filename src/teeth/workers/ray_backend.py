@@ -115,7 +115,8 @@ class RayBackend(Backend):
             raise WorkerFailed(f"the Ray cluster has no {resource} for profile {profile.name}")
         needs = {"num_cpus": 1, "num_gpus": 1} if resource == "GPU" else {"num_cpus": 1}
         actor_class = self.ray.remote(Actor).options(max_restarts=MAX_RESTARTS, max_task_retries=0, **needs)
-        self.actors = [ActorState(i, actor_class.remote(target, profile, target.baseline_timeout)) for i in range(count)]
+        self.actors = [ActorState(i, actor_class.remote(target, profile, target.baseline_timeout))
+                       for i in range(count)]
         infos = self._ready_all()
         errors = [info["error"] for info in infos if info["error"]]
         if len(errors) == len(infos):

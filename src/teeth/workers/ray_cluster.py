@@ -11,7 +11,7 @@ from teeth.errors import EXIT_USAGE, TeethError
 from teeth.profiles import Profile
 
 CONNECT_TIMEOUT = 5.0
-INSTALL_HINT = "the ray backend needs Ray: pip install 'teeth[ray]' (from a checkout: pip install -e '.[ray]')"
+INSTALL_HINT = "the ray backend needs Ray: pip install 'teeth-mutation[ray]' (from a checkout: pip install -e '.[ray]')"
 
 
 def require_ray():

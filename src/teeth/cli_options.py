@@ -1,0 +1,89 @@
+"""The options several `teeth` commands share, declared once, and what their values name, resolved once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from teeth.errors import TeethError
+from teeth.store import Store
+
+DB_HELP = "SQLite file (default: $TEETH_DB or db/teeth.db)."
+
+
+def db_option(help: str = DB_HELP):
+    """`--db FILE`: the teeth database (`teeth.store.db_path` turns None into the default)."""
+    return click.option("--db", "db", default=None, help=help)
+
+
+def config_option(command):
+    """`--config FILE`: a teeth.toml instead of pyproject.toml."""
+    option = click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+    return option(command)
+
+
+def run_option(command):
+    """`--run ID|latest`: which stored run a reading command reads (see `resolve_run`)."""
+    return click.option("--run", "run_ref", default="latest", help="Run id, or 'latest'.")(command)
+
+
+def run_options(command):
+    """`--run ID|latest` and `--target NAME` (the latest run of that target)."""
+    command = click.option("--target", "target_name", default=None,
+                           help="With --run latest: the latest run of this target.")(command)
+    return run_option(command)
+
+
+def format_option(*choices: str, help: str | None = None, show_default: bool = False):
+    """`--format`: one of `choices`, the first the default; the value reaches the command as `fmt`."""
+    return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=show_default,
+                        help=help)
+
+
+def root_option(help: str = "Where the target's files are read from (default: from the config)."):
+    """`--root DIR`: where a reading command reads the target's files (see `source_root`)."""
+    return click.option("--root", default=None, help=help)
+
+
+def resolve_run(store: Store, run_ref: str, target: str | None = None) -> dict:
+    """`--run latest` (of `--target`, if given) or a run id, as its runs row; one-line errors."""
+    if run_ref == "latest":
+        row = store.latest_run(target)
+        if row is None:
+            raise TeethError(f"no runs{f' of target {target!r}' if target else ''} in {store.path}")
+        return row
+    try:
+        run_id = int(run_ref)
+    except ValueError:
+        raise TeethError(f"--run takes a run id or 'latest', not {run_ref!r}") from None
+    return store.run(run_id)
+
+
+def reading_config(config_path: str | None):
+    """The config for a command that only reads the database: None when there is none (an explicit --config must
+    load)."""
+    from teeth.config import load_config
+
+    try:
+        return load_config(config_path)
+    except TeethError:
+        if config_path:
+            raise
+        return None
+
+
+def configured(target: str, config_path: str | None, key: str):
+    """A target's setting from the config, for a reading command; None when there is no config or no such target."""
+    config = reading_config(config_path)
+    return getattr(config.targets[target], key) if config is not None and target in config.targets else None
+
+
+def source_root(target: str, root: str | None, config_path: str | None) -> Path:
+    """Where the target's files are read from: `--root`, else the target's root in the config, else cwd."""
+    if root:
+        return Path(root)
+    config = reading_config(config_path)
+    if config is None:
+        return Path.cwd()
+    return config.targets[target].root if target in config.targets else config.path.parent
