@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import FunctionScope, MetadataWrapper, ParentNodeProvider, Scope, ScopeProvider
+from libcst.metadata import (ComprehensionScope, FunctionScope, MetadataWrapper, ParentNodeProvider, Scope,
+                             ScopeProvider)
 
 from teeth.kernel_context import is_kernel
 from teeth.operators.view_to_copy import VIEW_METHODS
@@ -25,6 +26,7 @@ PURE_FUNCTIONS = {
     "clamp", "add", "sub", "mul", "div", "pow", "norm", "any", "all", "argmax", "argmin", "cumsum", "isnan",
     "isinf", "isfinite", "neg", "square", "zeros_like", "ones_like", "empty_like", "full_like", "linear",
     "index_select", "gather", "masked_select", "silu", "gelu", "relu", "dropout",
+    "argsort", "sort", "topk", "searchsorted", "bucketize", "unique", "bincount", "diff", "flip", "log2", "cumprod",
     # builtins
     "len", "isinstance", "float", "int", "bool", "str", "repr", "print",
 }
@@ -39,7 +41,8 @@ PURE_METHODS = {
 }
 PURE_ATTRIBUTES = {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_leaf"}
 # Expressions whose result may share storage with their receiver: what happens to the result happens to it.
-ALIAS_METHODS = {*VIEW_METHODS, "to", "float", "double", "half", "bfloat16", "type", "type_as", "contiguous",
+ALIAS_METHODS = {*VIEW_METHODS, "to", "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte",
+                 "type", "type_as", "contiguous",
                  "reshape", "reshape_as", "flatten", "detach", "view_as_real", "split", "chunk", "unbind"}
 ALIAS_ATTRIBUTES = {"T", "mT", "H", "mH", "real", "imag", "data"}
 # In-place methods that change a tensor's strides (after them a contiguous tensor may not be).
@@ -47,14 +50,14 @@ LAYOUT_CHANGING = {"transpose_", "t_", "swapdims_", "swapaxes_", "as_strided_", 
                    "squeeze_", "unsqueeze_"}
 # Calls whose result is always a fresh contiguous tensor.
 CONTIGUOUS_MAKERS = {"empty", "zeros", "ones", "full", "rand", "randn", "arange", "tensor"}
-
-# torch.X calls that always return a new tensor (never one of their arguments, never a view of one).
-FRESH_FUNCTIONS = {"tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand",
-                   "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
-                   "randn_like", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "matmul",
-                   "mm", "bmm", "where", "clone"}
-# Methods that always return a new tensor.
-FRESH_METHODS = {"clone", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "matmul", "mm", "bmm"}
+# Fresh allocations shaped like another tensor: their storage is new, shared with nothing.
+FRESH_MAKERS = {*CONTIGUOUS_MAKERS, "zeros_like", "ones_like", "empty_like", "full_like"}
+# In-place methods that write only their receiver: their other tensor arguments (index, src, mask) are read.
+RECEIVER_WRITING_METHODS = {
+    "scatter_", "scatter_add_", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_", "index_put_",
+    "masked_fill_", "masked_scatter_", "copy_", "put_", "add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_",
+    "lerp_", "clamp_", "where_",
+}
 
 _DEPTH = 12  # how many bindings a view is followed through
 
@@ -177,7 +180,33 @@ RULES = (
         ),
     ),
 )
+RULES = (*RULES, Rule(
+    "returned_view_of_fresh_local",
+    "the view is returned and its base is a fresh local nothing else holds: a write through it reaches nothing else",
+    ("view_to_copy",),
+    suppresses=(
+        # torchmetrics.utilities.data._top_k_with_half_precision_support
+        "def top(x, k, dim):\n    idx = torch.argsort(x, dim=dim, stable=True).flip(dim)\n"
+        "    return idx.narrow(dim, 0, k)\n",
+        "def f(n, k):\n    buf = torch.zeros(n, 4)\n    total = buf.sum()\n    return buf[:k]\n",
+    ),
+    keeps=(
+        "def f(x, k):\n    return x[:k]\n",  # the base is the caller's
+        "def f(x, k):\n    idx = x.argsort()\n    idx = x\n    return idx[:k]\n",  # bound to the argument too
+        "def f(x, k):\n    idx = x.flip(0)\n    keep(idx)\n    return idx[:k]\n",  # handed on: another holder
+        "def f(x, k):\n    idx = x.flip(0)\n    v = idx[:k]\n    v.zero_()\n    return idx\n",  # not returned itself
+        "def f(x, k):\n    idx = x.view(-1)\n    return idx[:k]\n",  # a view of the argument, not fresh
+        "def f(x, k):\n    idx = x.flip(0)\n    def total():\n        return idx.sum()\n    register(total)\n"
+        "    return idx[:k]\n",  # read by a closure, maybe after a write through the returned view
+    ),
+))
 RULES_BY_NAME = {rule.name: rule for rule in RULES}
+# Results that never share storage with anything: fresh allocations and calls that always copy.
+FRESH_FUNCTIONS = {*FRESH_MAKERS, "argsort", "cat", "stack", "clone", "flip", "cumsum", "matmul", "where",
+                   "linspace", "logspace", "eye", "randint", "randperm", "rand_like", "randn_like", "concat",
+                   "concatenate", "hstack", "vstack", "dstack", "mm", "bmm"}
+FRESH_RESULT_METHODS = {"clone", "flip", "argsort", "cumsum", "new_zeros", "new_ones", "new_empty", "new_full",
+                        "new_tensor", "matmul", "mm", "bmm"}
 
 
 def rule_reason(rule: Rule) -> str:
@@ -250,7 +279,7 @@ class EquivalenceRules:
                 return True
             if name in ALIAS_METHODS and call.args and call.args[0] is parent and _is_torch(call):
                 return self._only_read(call, seen, depth - 1)  # torch.narrow(rows, ...): another view
-            return False
+            return self._read_by_fresh_receiver(call)
         if isinstance(parent, cst.Element):
             container = self.parents.get(parent)
             holder = self.parents.get(container)
@@ -263,18 +292,34 @@ class EquivalenceRules:
                 name = self._unpacked_to(holder, container, parent)
                 return name is not None and self._name_only_read(name, {id(node)}, seen, depth - 1)
             return False
+        if isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is node:
+            return self._only_read(parent, seen, depth - 1)  # each element of the new list is this value
+        if isinstance(parent, cst.CompFor) and parent.iter is node:
+            target = parent.target  # the elements are bound to the comprehension's name: each must be only read
+            return isinstance(target, cst.Name) and self._name_only_read(target, set(), seen, depth - 1)
         if isinstance(parent, cst.Assign) and parent.value is node:
             targets = [t.target for t in parent.targets]
             if all(isinstance(t, cst.Name) for t in targets):
-                return all(self._name_only_read(t, set(), seen, depth - 1) for t in targets)
+                return all(self._name_only_read(t, set(), seen, depth - 1, after=parent) for t in targets)
             return False
         return False  # returned, yielded, stored, iterated, captured: it escapes
 
-    def _name_only_read(self, name: cst.Name, inside: set[int], seen: set, depth: int) -> bool:
-        """Is every use of the local `name` (in its function) a read? `inside`: nodes whose uses are the mutant's own."""
+    def _name_only_read(self, name: cst.Name, inside: set[int], seen: set, depth: int,
+                        after: cst.CSTNode | None = None) -> bool:
+        """Is every use of the local `name` (in its function) a read? `inside`: nodes whose uses are the mutant's own;
+        `after`: the binding whose value is followed: a use in a statement of the function's body before it cannot
+        see that value (`if ...: return x` before `x = [...]`)."""
         scope = self.scopes.get(name)
-        if not isinstance(scope, FunctionScope) or name.value not in scope.assignments:
+        if not isinstance(scope, (FunctionScope, ComprehensionScope)) or name.value not in scope.assignments:
             return False
+        if isinstance(scope, ComprehensionScope):
+            fors = [self.parents.get(a.node) for a in scope.assignments[name.value]]
+            if not all(isinstance(f, cst.CompFor) and f.target is a.node
+                       for f, a in zip(fors, scope.assignments[name.value])):
+                return False  # a comprehension's own name: only its `for` target (a walrus could leak it)
+            for comp_for in fors:  # its values are the iterable's elements: nothing may write those either
+                if not self._iterable_only_read(comp_for, seen, depth - 1):
+                    return False
         key = (id(scope), name.value)
         if key in seen:
             return True  # already being checked: every use is looked at once
@@ -283,11 +328,87 @@ class EquivalenceRules:
             if assignment.scope is not scope or isinstance(self.parents.get(assignment.node), cst.AugAssign):
                 return False
         for use in _uses(scope, name.value):  # a nested function's use counts like any other: only a read is fine
-            if self._within(use.node, inside):
+            if self._within(use.node, inside) or (after is not None and self._runs_before(use.node, after)):
                 continue
             if not isinstance(use.node, cst.Name) or not self._only_read(use.node, seen, depth):
                 return False
         return True
+
+    def _returned_view_of_fresh_local(self, node, replacement) -> bool:
+        """`return idx.narrow(...)` with `idx` bound only to fresh results and otherwise only read, in this function."""
+        if not isinstance(self.parents.get(node), cst.Return):
+            return False
+        root = _root_name(node)
+        scope = self.scopes.get(root) if root is not None else None
+        if not isinstance(scope, FunctionScope) or root.value not in scope.assignments:
+            return False
+        for assignment in scope.assignments[root.value]:
+            statement = self.parents.get(assignment.node)
+            if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget) or \
+                    not _is_fresh(self.parents.get(statement).value):
+                return False
+        for use in _uses(scope, root.value):
+            if self._within(use.node, {id(node)}):
+                continue
+            if self.scopes.get(use.node) is not scope or not isinstance(use.node, cst.Name) or \
+                    not self._only_read(use.node, set(), _DEPTH):
+                return False  # read from a nested function (maybe after the return), or handed on
+        return True
+
+    def _read_by_fresh_receiver(self, call: cst.Call) -> bool:
+        """`out.scatter_(dim, index, src)` with `out` allocated fresh in this function (`torch.zeros(...)`, bound
+        once): the in-place method writes only `out`, whose storage nothing else shares, so its arguments are read."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in RECEIVER_WRITING_METHODS
+                and isinstance(func.value, cst.Name)):
+            return False
+        receiver = func.value
+        scope = self.scopes.get(receiver)
+        if not isinstance(scope, FunctionScope) or receiver.value not in scope.assignments:
+            return False
+        for assignment in scope.assignments[receiver.value]:
+            statement = self.parents.get(assignment.node)
+            if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget):
+                return False
+            value = self.parents.get(statement).value
+            if not (isinstance(value, cst.Call) and _is_torch(value) and value.func.attr.value in FRESH_MAKERS):
+                return False
+        return True
+
+    def _iterable_only_read(self, comp_for: cst.CompFor, seen: set, depth: int) -> bool:
+        """`for y in xs` of a comprehension: is the local `xs` only read (a `return xs` before it ended the call)?"""
+        iterable = comp_for.iter
+        if not isinstance(iterable, cst.Name):
+            return False
+        scope = self.scopes.get(iterable)
+        if not isinstance(scope, FunctionScope) or iterable.value not in scope.assignments:
+            return False
+        for use in _uses(scope, iterable.value):
+            if use.node is iterable or self._within(use.node, {id(comp_for)}):
+                continue
+            if isinstance(self.parents.get(use.node), cst.Return) and self._runs_before(use.node, comp_for):
+                continue
+            if not isinstance(use.node, cst.Name) or not self._only_read(use.node, seen, depth):
+                return False
+        return True
+
+    def _runs_before(self, node: cst.CSTNode, binding: cst.CSTNode) -> bool:
+        """Is `node` in a statement of the function's body that comes before the one holding `binding`?"""
+        def body_statement(n):
+            while n is not None:
+                parent = self.parents.get(n)
+                if isinstance(parent, cst.IndentedBlock) and isinstance(self.parents.get(parent), cst.FunctionDef):
+                    return parent, n
+                if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                    return None, None
+                n = parent
+            return None, None
+        block, statement = body_statement(node)
+        bound_block, bound_statement = body_statement(binding)
+        if block is None or block is not bound_block:
+            return False
+        body = list(block.body)
+        return body.index(statement) < body.index(bound_statement)
 
     def _within(self, node: cst.CSTNode, ids: set[int]) -> bool:
         while node is not None:
@@ -533,11 +654,7 @@ def _fresh(expr: cst.BaseExpression) -> bool:
     """Does `expr` always make a new tensor (arithmetic, a torch factory, cat/stack, .clone())?"""
     if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
         return True
-    if not isinstance(expr, cst.Call) or _has_out(expr) or not isinstance(expr.func, cst.Attribute):
-        return False
-    if _is_torch(expr):
-        return expr.func.attr.value in FRESH_FUNCTIONS
-    return expr.func.attr.value in FRESH_METHODS
+    return isinstance(expr, cst.Call) and not _has_out(expr) and _is_fresh(expr)
 
 
 def _uses(scope: Scope, name: str):
@@ -610,6 +727,15 @@ def _makes_contiguous(value: cst.BaseExpression) -> bool:
     if value.func.attr.value == "contiguous" and not value.args:
         return True
     return _is_torch(value) and value.func.attr.value in CONTIGUOUS_MAKERS
+
+
+def _is_fresh(value: cst.BaseExpression) -> bool:
+    """A call whose result never shares storage: `torch.zeros(...)`, `torch.argsort(x).flip(0)`, `x.clone()`."""
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return False
+    if _is_torch(value):
+        return value.func.attr.value in FRESH_FUNCTIONS
+    return value.func.attr.value in FRESH_RESULT_METHODS
 
 
 def _is_launch(node: cst.CSTNode | None) -> bool:

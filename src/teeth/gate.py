@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass, field
 
 from teeth.config import Target
+from teeth.core import Status, Tally, kill_rate
 from teeth.errors import ConfigError
 from teeth.operators import select_operators
-from teeth.core import Status, Tally, kill_rate
 from teeth.store import Store
 
 

@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from teeth.errors import TeethError
 from teeth.core import COUNTED, Status, kill_rate
+from teeth.errors import TeethError
 from teeth.store import Store
 
 COUNTS = tuple(s.value for s in (*COUNTED, *(s for s in Status if not s.counts)))  # the counted ones first

@@ -224,9 +224,9 @@ class Lab:
                 continue
             if history is not None:
                 tests = history.order(mutant, tests)  # killer-first: the likely killer runs before the rest
+            budget = coverage.budget(tests, self.target.timeout_factor, self.target.timeout_floor)
             scenarios.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
-                                            tests=tests, timeout=coverage.budget(
-                                                tests, self.target.timeout_factor, self.target.timeout_floor)))
+                                            tests=tests, timeout=budget))
         return scenarios, immediate
 
     def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from teeth.errors import ConfigError, ShardsRefused, TeethError
 from teeth.core import STATUSES
+from teeth.errors import ConfigError, ShardsRefused, TeethError
 from teeth.store import Store, now
 
 # Options that say how a shard ran, not what it measured: they may differ between shards.

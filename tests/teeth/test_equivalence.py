@@ -15,7 +15,8 @@ from teeth.operators import select_operators
 
 # The operators whose mutants each rule's examples are about (the launch rule judges any operator's).
 JUDGED = {"view_only_read": ["view_to_copy"], "already_contiguous": ["stride_assumption"],
-          "unread_launch_keyword": ["shape_dependent_split", "generic.number"]}
+          "unread_launch_keyword": ["shape_dependent_split", "generic.number"],
+          "returned_view_of_fresh_local": ["view_to_copy"]}
 
 
 def discovered(tmp_path: Path, source: str, operators: list[str], **settings):
@@ -191,3 +192,54 @@ def test_a_view_of_a_fresh_stack_is_suppressed_but_a_view_of_the_argument_is_not
               "    one = image.permute(2, 0, 1)\n    return batch, one\n")
     skips = {m.line: m.skip for m in discovered(tmp_path, source, ["view_to_copy"])}
     assert skips == {2: rule_reason(RULES_BY_NAME["view_of_fresh"]), 3: None}
+
+
+# --- field report (torchmetrics, docs/field/torchmetrics.md): view_only_read through comprehensions and into the
+# read-only arguments of an in-place method of a freshly allocated tensor. Kept as its own block for merging.
+
+FIELD_SUPPRESSES = (
+    # torchmetrics.utilities.data.dim_zero_cat: each element viewed, the list only concatenated
+    "def cat0(x):\n    if isinstance(x, torch.Tensor):\n        return x\n"
+    "    x = [y.unsqueeze(0) if y.numel() == 1 and y.ndim == 0 else y for y in x]\n"
+    "    if not x:\n        raise ValueError('empty')\n    return torch.cat(x, dim=0)\n",
+    "def f(xs):\n    return torch.stack([x[:2] for x in xs])\n",
+    # torchmetrics.utilities.data.to_onehot: the view is the index of a scatter_ into a fresh zeros tensor
+    "def onehot(labels, n):\n    out = torch.zeros(labels.shape[0], n, dtype=labels.dtype)\n"
+    "    index = labels.long().unsqueeze(1).expand_as(out)\n    return out.scatter_(1, index, 1.0)\n",
+    "def f(x, idx):\n    out = torch.zeros_like(x)\n    out.index_add_(0, idx, x[:, :4])\n    return out\n",
+    # torchmetrics.utilities.data.interp: the base is also sorted and searched, which only read it
+    "def interp(x, xp, fp):\n    order = torch.argsort(xp)\n    slopes = fp / (xp[1:] - xp[:-1])\n"
+    "    return torch.searchsorted(xp, x) + slopes\n",
+)
+FIELD_KEEPS = (
+    "def f(xs):\n    parts = [x[:2] for x in xs]\n    parts[0].zero_()\n    return xs\n",  # an element written
+    "def f(xs):\n    return [x[:2] for x in xs]\n",  # the list of views returned
+    "def f(xs):\n    parts = [x[:2] for x in xs]\n    helper(parts)\n",  # handed to an unknown callee
+    "def f(xs):\n    rows = [x[:2] for x in xs]\n    for r in rows:\n        r.mul_(2)\n    return xs\n",  # iterated, written
+    "def f(xs):\n    rows = [x[:2] for x in xs]\n    for x in xs:\n        x.zero_()\n    return torch.cat(rows)\n",
+    "def f(x, idx, out):\n    out.scatter_(0, idx, x[:4])\n    return out\n",  # receiver a parameter: may alias x
+    "def f(x, idx):\n    out = x.new_zeros(3)\n    out = x\n    out.scatter_(0, idx, x[:4])\n    return out\n",
+    "def f(x, idx):\n    out = torch.zeros(8)\n    out.scatter_(0, idx, out[:4])\n    return out\n",  # a view of the receiver
+    "def f(x, idx):\n    out = torch.zeros(8)\n    v = x[:4]\n    out.scatter_(0, idx, v)\n    v.zero_()\n    return x\n",
+)
+
+
+@pytest.mark.parametrize("source", FIELD_SUPPRESSES)
+def test_view_only_read_follows_comprehensions_and_fresh_receivers(tmp_path, source):
+    mutants = discovered(tmp_path, source, ["view_to_copy"])
+    assert mutants, source
+    assert [m.skip for m in mutants] == [rule_reason(RULES_BY_NAME["view_only_read"])] * len(mutants), source
+
+
+@pytest.mark.parametrize("source", FIELD_KEEPS)
+def test_view_only_read_keeps_comprehension_and_receiver_writes(tmp_path, source):
+    mutants = discovered(tmp_path, source, ["view_to_copy"])
+    assert mutants, source
+    assert [m.skip for m in mutants] == [None] * len(mutants), source
+
+
+def test_a_use_before_the_views_binding_does_not_keep_it_but_one_after_does(tmp_path):
+    early = "def f(x):\n    if x is None:\n        return x\n    x = [y[:1] for y in x]\n    return torch.cat(x)\n"
+    late = "def f(x):\n    x = [y[:1] for y in x]\n    if len(x) == 1:\n        return x\n    return torch.cat(x)\n"
+    assert [m.skip is not None for m in discovered(tmp_path, early, ["view_to_copy"])] == [True]
+    assert [m.skip is not None for m in discovered(tmp_path, late, ["view_to_copy"])] == [False]

@@ -170,14 +170,14 @@ def _processes(parent: int) -> list[int]:
 def test_sigkill_of_the_warm_worker_stops_its_looping_mutants_and_the_run(project, hostile):
     root = project("loops_when_mutated")  # timeout_floor 600: only the worker's death can stop them
     process = hostile("run", "--target", "loops", "--jobs", "2", cwd=root)
-    deadline, zygote, mutants = time.monotonic() + 90, None, []
+    deadline, worker, mutants = time.monotonic() + 90, None, []
     while time.monotonic() < deadline and len(mutants) < 2:
-        zygote = next(iter(_processes(process.pid)), None)
-        mutants = _processes(zygote) if zygote else []
+        worker = next(iter(_processes(process.pid)), None)
+        mutants = _processes(worker) if worker else []
         time.sleep(0.2)
-    assert zygote and len(mutants) == 2, "two looping mutants never ran"
+    assert worker and len(mutants) == 2, "two looping mutants never ran"
     time.sleep(1.0)
-    os.kill(zygote, signal.SIGKILL)
+    os.kill(worker, signal.SIGKILL)
     _, stderr = process.communicate(timeout=30)  # it blocked for 10+ minutes
     assert process.returncode == 4 and "Traceback" not in stderr, stderr
     assert none_left(hostile.token)

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from teeth.cli_options import config_option, format_option
 from teeth.errors import ConfigError
 
 from .checks import CHECKS
@@ -16,8 +17,8 @@ _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "skip": "yel
 @click.command("invariance")
 @click.option("--profile", "profiles", multiple=True, help="Profile to run (repeatable); default: all.")
 @click.option("--op", "ops", multiple=True, help="Op to run (repeatable); default: all the config's specs name.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-@click.option("--config", "config_path", default=None, help="A teeth.toml instead of pyproject.toml.")
+@format_option("table", "json", show_default=True)
+@config_option
 def invariance_command(profiles, ops, fmt, config_path):
     """Print the gradient-invariance status matrix (op x check) with verdicts, for the op specs and profiles
     that [tool.teeth.invariance] names.

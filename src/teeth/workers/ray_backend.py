@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from teeth.config import Target
-from teeth.errors import TeethError, WorkerFailed
 from teeth.core import MutantScenario, Outcome, WorkerFailure
+from teeth.errors import TeethError, WorkerFailed
 from teeth.profiles import Profile
 from teeth.workers.base import Backend
 from teeth.workers.local import LocalBackend
