@@ -47,3 +47,29 @@ def test_groups_select_domain_or_generic_operators():
 def test_unknown_operator_is_a_config_error_that_lists_the_known_ones():
     with pytest.raises(ConfigError, match="unknown operator 'no_such'.*zero_storage_offset"):
         select_operators(["no_such"])
+
+
+SLICE_OPERATORS = ("wrong_slice_start", "whole_batch", "view_to_copy")
+
+
+@pytest.mark.parametrize("operator", SLICE_OPERATORS)
+@pytest.mark.parametrize("source", [
+    "def scatter(src, reduce: str):\n    return reduce[-3:]\n",  # `'amax'[-3:]`: a name, not rows
+    "def scatter(src, reduce: str | None = None):\n    return reduce[1:]\n",
+    "def scatter(src, reduce: Optional[str] = None):\n    return reduce[1:]\n",
+    "def scatter(src, mode: Literal['sum', 'amax']):\n    return mode[1:]\n",
+    "def name(i):\n    return 'abcdef'[i:i + 2]\n",
+])
+def test_slice_operators_leave_a_slice_of_text_alone(operator, source):
+    assert mutants_of(*select_operators([operator]), source) == []
+
+
+@pytest.mark.parametrize("operator", SLICE_OPERATORS)
+@pytest.mark.parametrize("source", [
+    "def rows(x, start: int):\n    return x[start:start + 2]\n",  # a tensor parameter
+    "def rows(x: str, start):\n    x = torch.as_tensor(x)\n    return x[start:]\n",  # rebound to a tensor
+    "def rows(x: torch.Tensor | str, start):\n    return x[start:]\n",  # may be a tensor
+    "def rows(x, reduce: str):\n    return x[1:]\n",  # another name is the text
+])
+def test_slice_operators_still_mutate_a_slice_that_may_be_rows(operator, source):
+    assert mutants_of(*select_operators([operator]), source) != []

@@ -91,5 +91,82 @@ def narrowing_slices(node: cst.Subscript) -> list[cst.Slice]:
     return [s for s in slice_elements(node) if s.lower is not None or s.upper is not None]
 
 
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _str_annotation(annotation: cst.BaseExpression) -> bool:
+    """`str`, `str | None`, `Optional[str]`, `Literal["a", "b"]`."""
+    if isinstance(annotation, cst.Name):
+        return annotation.value == "str"
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        sides = [annotation.left, annotation.right]
+        return any(_str_annotation(side) for side in sides) and all(
+            _str_annotation(side) or (isinstance(side, cst.Name) and side.value == "None") for side in sides)
+    if isinstance(annotation, cst.Subscript) and isinstance(annotation.value, (cst.Name, cst.Attribute)):
+        kind = annotation.value.value if isinstance(annotation.value, cst.Name) else annotation.value.attr.value
+        items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if kind == "Optional":
+            return len(items) == 1 and _str_annotation(items[0])
+        if kind == "Literal":
+            return bool(items) and all(isinstance(item, _STRINGS) for item in items)
+    return False
+
+
+def sliced_text(node: cst.Subscript, ctx: Context) -> bool:
+    """Is the subscripted value text, not a tensor: a string literal, or a parameter annotated `str` (or
+    `Optional[str]`, `Literal["..."]`) that the function never rebinds (`reduce[-3:]` of `reduce: str`)? Slicing
+    a string is no batch bug: the slice operators leave it alone."""
+    value = node.value
+    if isinstance(value, _STRINGS):
+        return True
+    if not isinstance(value, cst.Name) or ctx.function is None:
+        return False
+    function = ctx.function.node
+    params = function.params
+    annotated = [p for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                 if p.name.value == value.value and p.annotation is not None]
+    if not annotated or not _str_annotation(annotated[0].annotation.annotation):
+        return False
+    rebinds = [n for n in _targets(function.body) if n.value == value.value]
+    return not rebinds
+
+
+def _targets(body: cst.CSTNode) -> list[cst.Name]:
+    """Every name the body assigns to (=, augmented, annotated, for, with ... as, walrus)."""
+    found: list[cst.Name] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_AssignTarget(self, node):
+            found.extend(n for n in _names(node.target))
+
+        def visit_AugAssign(self, node):
+            found.extend(_names(node.target))
+
+        def visit_AnnAssign(self, node):
+            found.extend(_names(node.target))
+
+        def visit_For(self, node):
+            found.extend(_names(node.target))
+
+        def visit_AsName(self, node):
+            found.extend(_names(node.name))
+
+        def visit_NamedExpr(self, node):
+            found.extend(_names(node.target))
+
+    body.visit(Collect())
+    return found
+
+
+def _names(target: cst.CSTNode) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in _names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
+
+
 def is_zero(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Integer) and node.evaluated_value == 0

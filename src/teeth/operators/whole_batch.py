@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.operators.base import Example, Operator, method_call, narrowing_slices, positional, torch_call
+from teeth.operators.base import (Example, Operator, method_call, narrowing_slices, positional, sliced_text,
+                                  torch_call)
 from teeth.operators.pieces import split_pick
 
 
@@ -24,6 +25,8 @@ class WholeBatch(Operator):
 
     def mutate(self, node, ctx):
         if isinstance(node, cst.Subscript):
+            if sliced_text(node, ctx):
+                return
             if narrowing_slices(node):
                 yield node.value
             elif (pick := split_pick(node, ctx.bindings)) is not None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.operators.base import Example, Operator, is_zero, method_call, positional, replace_arg, torch_call
+from teeth.operators.base import (Example, Operator, is_zero, method_call, positional, replace_arg, sliced_text,
+                                  torch_call)
 from teeth.operators.pieces import split_pick
 
 _SAFE_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
@@ -52,6 +53,8 @@ class WrongSliceStart(Operator):
 
     def mutate(self, node, ctx):
         if isinstance(node, cst.Subscript):
+            if sliced_text(node, ctx):
+                return
             yield from self._subscript(node)
             if (pick := split_pick(node, ctx.bindings)) is not None:  # pieces[i]: a neighbour's piece
                 index = pick[1]
