@@ -59,8 +59,10 @@ SLICE_OPERATORS = ("wrong_slice_start", "whole_batch", "view_to_copy")
     "def scatter(src, reduce: Optional[str] = None):\n    return reduce[1:]\n",
     "def scatter(src, mode: Literal['sum', 'amax']):\n    return mode[1:]\n",
     "def name(i):\n    return 'abcdef'[i:i + 2]\n",
+    "def trailing(x):\n    return x.shape[1:]\n",  # sizes, not rows
+    "def trailing(x):\n    return x.size()[-2:]\n",
 ])
-def test_slice_operators_leave_a_slice_of_text_alone(operator, source):
+def test_slice_operators_leave_a_slice_of_text_or_sizes_alone(operator, source):
     assert mutants_of(*select_operators([operator]), source) == []
 
 

@@ -94,6 +94,15 @@ def narrowing_slices(node: cst.Subscript) -> list[cst.Slice]:
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
+def sizes(value: cst.BaseExpression) -> bool:
+    """`x.shape` or `x.size()`: a torch.Size, whose slice is a tuple of sizes with no .clone()."""
+    if isinstance(value, cst.Attribute):
+        return value.attr.value == "shape"
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "size" \
+        and not value.args
+
+
+
 def _str_annotation(annotation: cst.BaseExpression) -> bool:
     """`str`, `str | None`, `Optional[str]`, `Literal["a", "b"]`."""
     if isinstance(annotation, cst.Name):
@@ -112,12 +121,12 @@ def _str_annotation(annotation: cst.BaseExpression) -> bool:
     return False
 
 
-def sliced_text(node: cst.Subscript, ctx: Context) -> bool:
-    """Is the subscripted value text, not a tensor: a string literal, or a parameter annotated `str` (or
-    `Optional[str]`, `Literal["..."]`) that the function never rebinds (`reduce[-3:]` of `reduce: str`)? Slicing
-    a string is no batch bug: the slice operators leave it alone."""
+def slices_no_rows(node: cst.Subscript, ctx: Context) -> bool:
+    """Is the subscripted value no tensor of rows but text or sizes: a string literal, a parameter annotated `str`
+    (or `Optional[str]`, `Literal["..."]`) that the function never rebinds (`reduce[-3:]` of `reduce: str`), or
+    `x.shape` / `x.size()`? Slicing those is no batch bug: the slice operators leave them alone."""
     value = node.value
-    if isinstance(value, _STRINGS):
+    if isinstance(value, _STRINGS) or sizes(value):
         return True
     if not isinstance(value, cst.Name) or ctx.function is None:
         return False

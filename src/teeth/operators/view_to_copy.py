@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.operators.base import Example, Operator, method_call, narrowing_slices, sliced_text, torch_call
+from teeth.operators.base import Example, Operator, method_call, narrowing_slices, slices_no_rows, torch_call
 
 VIEW_METHODS = ("narrow", "view", "view_as", "as_strided", "select", "transpose", "permute", "expand",
                 "expand_as", "unsqueeze", "squeeze", "t", "unflatten", "unfold", "diagonal", "movedim")
@@ -33,7 +33,7 @@ class ViewToCopy(Operator):
         if isinstance(parent, cst.Attribute) and parent.attr.value in ("clone", "contiguous"):
             return  # already copied
         if isinstance(node, cst.Subscript):
-            if narrowing_slices(node) and not _sizes(node.value) and not sliced_text(node, ctx):
+            if narrowing_slices(node) and not slices_no_rows(node, ctx):
                 yield _clone(node)
         elif (method_call(node, *VIEW_METHODS) and not _functional(node.func.value)) or torch_call(
                 node, "narrow", "select", "as_strided"):
@@ -61,11 +61,3 @@ def _functional(receiver: cst.BaseExpression) -> bool:
         return False
     dotted = ".".join([receiver.value, *reversed(names)])
     return dotted in ("F", "nn.functional", "torch.nn.functional")
-
-
-def _sizes(value: cst.BaseExpression) -> bool:
-    """`x.shape` or `x.size()`: a torch.Size, whose slice is a tuple of sizes with no .clone()."""
-    if isinstance(value, cst.Attribute):
-        return value.attr.value == "shape"
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "size" \
-        and not value.args

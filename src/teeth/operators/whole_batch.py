@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.operators.base import (Example, Operator, method_call, narrowing_slices, positional, sliced_text,
+from teeth.operators.base import (Example, Operator, method_call, narrowing_slices, positional, slices_no_rows,
                                   torch_call)
 from teeth.operators.pieces import split_pick
 
@@ -25,7 +25,7 @@ class WholeBatch(Operator):
 
     def mutate(self, node, ctx):
         if isinstance(node, cst.Subscript):
-            if sliced_text(node, ctx):
+            if slices_no_rows(node, ctx):
                 return
             if narrowing_slices(node):
                 yield node.value

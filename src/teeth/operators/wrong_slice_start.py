@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.operators.base import (Example, Operator, is_zero, method_call, positional, replace_arg, sliced_text,
+from teeth.operators.base import (Example, Operator, is_zero, method_call, positional, replace_arg, slices_no_rows,
                                   torch_call)
 from teeth.operators.pieces import split_pick
 
@@ -53,7 +53,7 @@ class WrongSliceStart(Operator):
 
     def mutate(self, node, ctx):
         if isinstance(node, cst.Subscript):
-            if sliced_text(node, ctx):
+            if slices_no_rows(node, ctx):
                 return
             yield from self._subscript(node)
             if (pick := split_pick(node, ctx.bindings)) is not None:  # pieces[i]: a neighbour's piece
