@@ -80,3 +80,13 @@ def test_newer_schema_is_refused_and_left_alone(tmp_path):
     before = path.read_bytes()
     assert_one_line_error(teeth_in_process("results", "--db", path, cwd=tmp_path), "newer than this teeth")
     assert path.read_bytes() == before
+
+
+def test_python_dash_m_teeth_is_the_teeth_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "teeth", "operators", "--format", "json"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "wrong_slice_start" in done.stdout
