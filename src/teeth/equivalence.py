@@ -64,7 +64,7 @@ FRESH_FUNCTIONS = {"tensor", "zeros", "ones", "empty", "full", "arange", "linspa
                    "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
                    "randn_like", "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "matmul",
                    "mm", "bmm", "where", "clone", "cumsum", "index_select", "gather", "masked_select", "nonzero",
-                   "repeat_interleave"}
+                   "repeat_interleave", *FRESH_MAKERS, "argsort", "flip"}
 # Methods that always return a new tensor (not `to`, `float`, `contiguous`, `reshape`: those may return their receiver).
 FRESH_METHODS = {"clone", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "matmul", "mm", "bmm",
                  "repeat", "repeat_interleave", "nonzero", "sum", "mean", "prod", "amax", "amin", "cumsum", "cumprod",
@@ -241,8 +241,7 @@ RULES = (*RULES, Rule(
     ),
 )
 RULES_BY_NAME = {rule.name: rule for rule in RULES}
-# Results that never share storage with anything: fresh allocations and calls that always copy.
-FRESH_FUNCTIONS = FRESH_FUNCTIONS | {*FRESH_MAKERS, "argsort", "cat", "stack", "clone", "flip", "cumsum", "matmul", "where"}
+# Methods whose result never shares storage with anything (a returned view's base; a narrower set than FRESH_METHODS).
 FRESH_RESULT_METHODS = {"clone", "flip", "argsort", "cumsum", "new_zeros", "new_ones", "new_empty", "new_full"}
 
 
