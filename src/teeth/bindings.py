@@ -18,6 +18,7 @@ class Bindings:
     by a plain `name = value`; a name bound twice, in a loop target, by unpacking or as a parameter is absent."""
 
     values: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    bound: dict[str, int] = field(default_factory=dict)  # how often each name is bound there, parameters included
 
     def resolve(self, expr: cst.BaseExpression, depth: int = 4) -> cst.BaseExpression:
         """`expr`, or the value a name is bound to (followed through up to `depth` names)."""
@@ -75,4 +76,5 @@ def _names(target: cst.CSTNode) -> list[str]:
 def bindings_of(function: cst.FunctionDef) -> Bindings:
     collect = _Collect(function)
     function.visit(collect)
-    return Bindings({name: value for name, value in collect.plain.items() if collect.count[name] == 1})
+    return Bindings({name: value for name, value in collect.plain.items() if collect.count[name] == 1},
+                    dict(collect.count))

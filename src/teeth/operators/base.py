@@ -136,45 +136,7 @@ def slices_no_rows(node: cst.Subscript, ctx: Context) -> bool:
                  if p.name.value == value.value and p.annotation is not None]
     if not annotated or not _str_annotation(annotated[0].annotation.annotation):
         return False
-    rebinds = [n for n in _targets(function.body) if n.value == value.value]
-    return not rebinds
-
-
-def _targets(body: cst.CSTNode) -> list[cst.Name]:
-    """Every name the body assigns to (=, augmented, annotated, for, with ... as, walrus)."""
-    found: list[cst.Name] = []
-
-    class Collect(cst.CSTVisitor):
-        def visit_AssignTarget(self, node):
-            found.extend(n for n in _names(node.target))
-
-        def visit_AugAssign(self, node):
-            found.extend(_names(node.target))
-
-        def visit_AnnAssign(self, node):
-            found.extend(_names(node.target))
-
-        def visit_For(self, node):
-            found.extend(_names(node.target))
-
-        def visit_AsName(self, node):
-            found.extend(_names(node.name))
-
-        def visit_NamedExpr(self, node):
-            found.extend(_names(node.target))
-
-    body.visit(Collect())
-    return found
-
-
-def _names(target: cst.CSTNode) -> list[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for element in target.elements for n in _names(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value)
-    return []
+    return ctx.bindings.bound.get(value.value) == 1  # the parameter, never rebound
 
 
 def is_zero(node: cst.BaseExpression | None) -> bool:
