@@ -10,8 +10,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import FIXTURES, assert_one_line_error, teeth_in_process
-from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
+from tests.helpers.cli import FIXTURES, assert_one_line_error, teeth_in_process
+from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
 
 from teeth.report.github import _escape_data, _escape_property
 from teeth.report.stryker import REQUIRED_MUTANT_KEYS, STATUS_ENUM
