@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from teeth.cli import main
 from teeth.invariance import known_failures
 from teeth.invariance.profiles import InvarianceProfile
-from test_harness_catches_batch_dependent_block_size import token_blocked_rmsnorm
+from broken_kernels import token_blocked_rmsnorm
 
 ARGS = ["invariance", "--op", "rmsnorm", "--profile", "torch_cpu_fp32"]
 

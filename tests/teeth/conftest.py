@@ -1,20 +1,16 @@
-"""Helpers for teeth's own tests: fixture projects copied to a temp dir, and the CLI in process or as a subprocess."""
+"""Fixtures for teeth's own tests: fixture projects copied to a temp dir, and the CLI as a subprocess (the shared
+helpers are in tests/helpers)."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from teeth.cli import main
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+from tests.helpers.cli import FIXTURES
 
 
 @pytest.fixture
@@ -41,26 +37,3 @@ def teeth(tmp_path):
 
     invoke.db = db
     return invoke
-
-
-def results_of(teeth, cwd: Path) -> list[dict]:
-    done = teeth("results", "--format", "json", cwd=cwd)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
-def teeth_in_process(*args: str | Path, cwd: Path) -> Result:
-    """Run `teeth ARGS` in this process with click's CliRunner, in a directory: for bad input, which starts no
-    worker (a subprocess only where signals and forks matter)."""
-    with contextlib.chdir(cwd):
-        return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def assert_one_line_error(result: Result, *fragments: str, code: int = 2) -> None:
-    """teeth's contract for bad input: exit `code`, one line on stderr holding every fragment, no traceback."""
-    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in result.output, result.output
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ElementTree
 
-from conftest import assert_one_line_error, teeth_in_process
-from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
+from tests.helpers.cli import assert_one_line_error, teeth_in_process
+from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
 
 from teeth.report import badge
 

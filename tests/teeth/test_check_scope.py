@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from test_check import git
+from tests.helpers.git_projects import git
 
 from teeth.changes import changed_lines, in_scope
 from teeth.functions import function_index

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from teeth.config import Target, skip_matches
-from conftest import results_of
+from tests.helpers.cli import results_of
 from teeth.discover import discover_file
 from teeth.equivalence import RULES, RULES_BY_NAME, rule_reason
 from teeth.operators import select_operators

@@ -4,34 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, assert_one_line_error, teeth_in_process
-
-ROW_ONE_TEST = "\n\ndef test_rows_from_the_middle_are_taken():\n    assert take_rows([10, 11, 12, 13], 1, 2) == [11, 12]\n"
-
-
-def teeth_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "teeth.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
-
-
-def two_runs_of_weak_suite(base: Path) -> tuple[Path, Path]:
-    """weak_suite run once, then again with a stronger suite; returns (project root, database)."""
-    root, db = base / "weak_suite", base / "state" / "teeth.db"
-    shutil.copytree(FIXTURES / "weak_suite", root, ignore=shutil.ignore_patterns("__pycache__"))
-    for attempt in range(2):
-        if attempt:
-            with open(root / "tests" / "test_rows.py", "a") as suite:
-                suite.write(ROW_ONE_TEST)
-        done = teeth_cli("run", "--target", "rows", "--db", str(db), cwd=root)
-        assert done.returncode == 0, done.stderr
-    return root, db
+from tests.helpers.cli import assert_one_line_error, teeth_cli, teeth_in_process, two_runs_of_weak_suite
 
 
 @pytest.fixture(scope="module")

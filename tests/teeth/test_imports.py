@@ -100,3 +100,26 @@ def test_the_tool_imports_none_of_its_targets():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             offenders += [f"{path.relative_to(PACKAGE)}: {n}" for n in names if n.split(".")[0] in targets]
     assert offenders == []
+
+
+TESTS = Path(__file__).resolve().parent.parent
+TEST_SUITES = [p for p in TESTS.rglob("*.py") if "fixtures" not in p.relative_to(TESTS).parts]
+
+
+def is_test_module(path: Path) -> bool:
+    """What pytest collects or loads as a plugin: test_*.py, *_test.py and conftest.py."""
+    return path.name.startswith("test_") or path.stem.endswith("_test") or path.name == "conftest.py"
+
+
+def test_no_test_module_imports_another_test_module_or_a_conftest():
+    """Shared helpers live in tests/helpers (a package pytest does not collect) or are fixtures: a test module
+    imported by another runs its module-level code twice under two names, and a conftest is pytest's to load."""
+    test_modules = {p.stem for p in TEST_SUITES if is_test_module(p)}
+    found = []
+    for path in TEST_SUITES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
+                     [node.module or "", *(a.name for a in node.names)] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.relative_to(TESTS)}: {name}" for name in names
+                      if name and name.rpartition(".")[2] in test_modules]
+    assert found == []

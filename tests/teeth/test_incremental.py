@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, check_runs, edit, git_repo, outcomes
+from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, check_runs, edit, git_repo, outcomes
 
 from teeth.store import SCHEMA_VERSION, Store
 

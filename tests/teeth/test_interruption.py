@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 
 def snapshot(root: Path) -> dict[str, str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="supervision through /proc and pidfds: Linux")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import results_of
+from tests.helpers.cli import results_of
 from teeth.cli import main
 from teeth.config import Target
 from teeth.discovery_cache import DiscoveryCache

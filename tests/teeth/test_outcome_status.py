@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from types import SimpleNamespace
 
 import pytest
@@ -64,10 +65,20 @@ def test_the_sql_kill_rate_matches_the_python_one_on_a_real_database(tmp_path):
     assert {r["op"]: r["kill_rate"] for r in store.kill_rates(run_id, by=("op",))} == seen  # the store's own query
 
 
-def test_a_worker_failure_is_stored_as_an_error_with_its_reason():
+def test_a_worker_failure_is_stored_as_an_error_with_its_reason(tmp_path):
     crashed = Outcome.failed("m1", WorkerFailure.CRASHED, "crashed with SIGSEGV", signal=11)
-    row = crashed.row("cpu")
-    assert (row["status"], row["detail"]) == ("error", "signal 11: crashed with SIGSEGV")
     assert crashed.failure is WorkerFailure.CRASHED
+    store = Store(tmp_path / "teeth.db")
+    run_id = store.start_run("t", ["cpu"], [], {})
+    store.record_mutants([SimpleNamespace(id="m1", target="t", file="f.py", line=1, end_line=1, function="f", op="f",
+                                          operator="o", original="a", replacement="b", diff="", skip=None,
+                                          path="/f.py")])
+    store.record_outcomes(run_id, [crashed.row("cpu")])
+    store.close()
+    with sqlite3.connect(tmp_path / "teeth.db") as conn:  # what is in the file, read by another connection
+        stored = conn.execute("select status, detail from outcomes where run_id = ? and mutant_id = 'm1'",
+                              [run_id]).fetchall()
+    conn.close()
+    assert stored == [("error", "signal 11: crashed with SIGSEGV")]
     with pytest.raises(ValueError, match="is an error"):
         Outcome("m1", Status.KILLED, failure=WorkerFailure.LOST)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from teeth.operators import select_operators
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 
 def test_the_built_in_profiles_are_generic():

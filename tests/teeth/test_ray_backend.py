@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import results_of
+from tests.helpers.cli import results_of
 from teeth.config import load_config
 from teeth.lab import Lab, Progress
 from teeth.operators import select_operators

@@ -7,13 +7,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import jsonschema
 import pytest
-from conftest import FIXTURES, assert_one_line_error, teeth_in_process
-from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
+from tests.helpers.cli import FIXTURES, assert_one_line_error, teeth_in_process
+from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
 
-from teeth.report.github import _escape_data, _escape_property
+from teeth.report import github
 from teeth.report.stryker import REQUIRED_MUTANT_KEYS, STATUS_ENUM
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "mutation-testing-report-schema.json").read_text())
@@ -54,9 +55,17 @@ def test_github_format_without_step_summary_only_prints(project, teeth, monkeypa
     assert done.returncode == 1 and "::error file=rows.py" in done.stdout
 
 
-def test_annotation_text_is_escaped_as_workflow_commands_require():
-    assert _escape_data("50% a\nb") == "50%25 a%0Ab"
-    assert _escape_property("a:b,c") == "a%3Ab%2Cc"
+def test_annotation_text_is_escaped_as_workflow_commands_require(tmp_path):
+    row = {"mutant": "abc123", "file": "a:b,c.py", "line": 4, "operator": "whole_batch", "profile": "cpu",
+           "status": "survived", "original": "x = '50%'", "replacement": "x"}
+    verdict = SimpleNamespace(survivors=[row], required=lambda r: False)
+    check = SimpleNamespace(verdict=verdict, target=SimpleNamespace(root=tmp_path),
+                            changes=SimpleNamespace(toplevel=str(tmp_path)))
+    (line,) = github.annotations([check])
+    assert "\n" not in line and line.startswith("::error file=a%3Ab%2Cc.py,line=4,title=teeth%3A whole_batch mutant")
+    message = line.split("::", 2)[2]
+    assert message == ("mutant abc123 (whole_batch, profile cpu) survived: x = '50%25' -> x"
+                       "%0Ano test caught it; see: teeth show abc123")
 
 
 def test_json_format_follows_the_mutation_testing_report_schema(project, teeth):

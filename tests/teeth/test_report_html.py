@@ -3,32 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
-from conftest import assert_one_line_error, teeth_in_process
-from test_history_cli import teeth_cli, two_runs_of_weak_suite
+from tests.helpers.cli import assert_one_line_error, teeth_cli, teeth_in_process, two_runs_of_weak_suite
+from tests.helpers.html import chromium, page_fetches, text_of
 
-# Hosts Chromium itself calls (update, time, account checks) however a page is written; a page's own
-# fetches (a CDN, fonts) would be anything else.
-BROWSER_HOSTS = ("google.com", "googleapis.com", "gstatic.com", "gvt1.com", "chromium.org")
 RESOURCE_URL = re.compile(r"""(?:\b(?:src|href|srcset|action|poster|data)\s*=\s*["']?|url\(\s*["']?|@import\s+["']?)
                               (?:https?:)?//""", re.I | re.X)
-
-
-def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("CI") or os.environ.get("TEETH_REQUIRE_CHROMIUM"):
-            pytest.fail("chromium is not installed, and CI must run the render check (.ci/run installs it)")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    return found
 
 
 def render(page: Path, work: Path, *mode: str) -> tuple[str, list[str]]:
@@ -42,15 +27,6 @@ def render(page: Path, work: Path, *mode: str) -> tuple[str, list[str]]:
     assert done.returncode == 0, done.stderr[-2000:]
     urls = re.findall(r'"url":"(https?://[^"]+)"', net_log.read_text()) if net_log.exists() else []
     return done.stdout, urls
-
-
-def text_of(html: str) -> str:
-    """HTML without its tags (entities kept): Pygments splits highlighted code over many spans."""
-    return re.sub(r"<[^>]*>", "", html)
-
-
-def page_fetches(urls: list[str]) -> list[str]:
-    return [u for u in urls if not (urlparse(u).hostname or "").endswith(BROWSER_HOSTS)]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from teeth.errors import TeethError
 from teeth.report.html import write_html_report
 from teeth.report.html_page import file_page_name
 from teeth.store import Store
-from test_report_html import text_of
+from tests.helpers.html import parse, text_of
 
 SOURCE = 'def check(a, b):\n    return a < b & 1  # "<script>alert(1)</script>"\n# end\n'
 DIFF = ("--- a/lib/check.py\n+++ b/lib/check.py\n@@ -1,2 +1,2 @@\n def check(a, b):\n"
@@ -54,12 +54,13 @@ def test_sources_diffs_and_names_are_escaped_everywhere(tmp_path, source_root):
     pages = all_pages(out)
     assert set(pages) == {"index.html", file_page_name("lib/check.py")}
     for text in pages.values():
-        assert "<script" not in text and "check<T>" not in text and "a < b" not in text
-        assert "check&lt;T&gt;" in text
-    page = pages[file_page_name("lib/check.py")]
-    assert "return a &lt; b &amp; 1  # &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;" in text_of(page)
-    added = re.search(r'<span class="d-add">(.*?)</span></pre>', pages["index.html"]).group(1)
-    assert text_of(added) == "+    return a &lt;= b &amp; 1"
+        page = parse(text)
+        assert not page.tags() & {"script", "t"}  # neither the source's <script> nor the op's <T> is an element
+        assert "check<T>" in page.text
+    page = parse(pages[file_page_name("lib/check.py")])
+    assert [e.text for e in page.find("td", "code")][1] == '    return a < b & 1  # "<script>alert(1)</script>"'
+    (added,) = parse(pages["index.html"]).find("span", "d-add")
+    assert added.text == "+    return a <= b & 1"
 
 
 def test_the_file_page_marks_the_line_with_a_survivor_and_shows_its_diff(tmp_path, source_root):
@@ -77,7 +78,7 @@ def test_a_missing_source_is_noted_and_the_mutated_lines_still_shown(tmp_path):
     out = tmp_path / "report"
     write_html_report(store_with_run(tmp_path), 1, out, tmp_path / "nowhere")
     page = (out / file_page_name("lib/check.py")).read_text()
-    assert "could not be read" in page and "a &lt; b &amp; 1" in text_of(page)
+    assert "could not be read" in text_of(page) and "return a < b & 1" in text_of(page)
 
 
 def test_a_source_changed_since_the_run_is_noted(tmp_path, source_root):
@@ -133,9 +134,16 @@ def test_every_stored_text_is_escaped_by_the_templates_autoescape(tmp_path):
     shown = {"index.html": ("target", "profile", "file", "id1", "op", "operator", "diff"),
              file_page_name(file): ("target", "file", "id1", "id2", "op", "operator", "killed_by", "original", "diff")}
     for name, fields in shown.items():
+        page = parse(pages[name])
+        assert not page.tags() & {"script", "img"}
         for field in fields:  # in text or an attribute (id2 and killed_by: a badge's title), or highlighted code
-            escaped = f"&lt;script&gt;{field}&lt;/script&gt;"
-            assert escaped in pages[name] or escaped in text_of(pages[name]), (name, field)
+            markup = f"<script>{field}</script>"
+            assert markup in page.text or any(markup in value for value in page.attribute_values()), (name, field)
+
+
+def tokens(spans) -> list[tuple[list[str], str]]:
+    """Pygments' token spans as (classes, text), whitespace tokens left out."""
+    return [(e.classes, e.text) for e in spans if e.text.strip()]
 
 
 def test_sources_and_diffs_are_highlighted_by_pygments_with_its_css_inline(tmp_path, source_root):
@@ -144,12 +152,13 @@ def test_sources_and_diffs_are_highlighted_by_pygments_with_its_css_inline(tmp_p
     page = (out / file_page_name("lib/check.py")).read_text()
     style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
     assert ".code .k" in style and ".diff .k" in style and ".code .c1" in style  # Pygments' token rules
-    code = re.findall(r'<td class="code">(.*?)</td>', page)
-    assert code[0].startswith('<span class="k">def</span><span class="w"> </span><span class="nf">check</span>')
-    assert '<span class="c1"># &quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;</span>' in code[1]
-    assert code[2] == '<span class="c1"># end</span>'
-    added = re.search(r'<span class="d-add">(.*?)</span></pre>', page).group(1)
-    assert added.startswith('+    <span class="k">return</span> <span class="n">a</span> <span class="o">&lt;=</span>')
+    code = [parse(cell) for cell in re.findall(r'<td class="code">(.*?)</td>', page)]
+    assert tokens(code[0].elements)[:2] == [(["k"], "def"), (["nf"], "check")]
+    assert [e.text for e in code[1].find("span", "c1")] == ['# "<script>alert(1)</script>"']
+    assert tokens(code[2].elements) == [(["c1"], "# end")] and code[2].text == "# end"
+    (added,) = parse(page).find("span", "d-add")
+    assert added.text.startswith("+    return a <=")
+    assert tokens(added.inside)[:3] == [(["k"], "return"), (["n"], "a"), (["o"], "<=")]
 
 
 def test_a_string_across_lines_is_highlighted_as_one_string():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 from teeth.errors import EXIT_USAGE
 

@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 import sys
 
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 
 def test_weak_suite_survivors_are_reported(project, teeth):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import teeth_in_process
+from tests.helpers.cli import teeth_in_process
 from teeth.gate import under_fail_under
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, check_runs, edit, git, git_repo, outcomes
+from tests.helpers.git_projects import (TAKE_ROWS, TAKE_ROWS_CHANGED, check, check_runs, edit, git, git_repo,
+                                        outcomes)
 
 from teeth.config import Target
 from teeth.selection import Fingerprints, choose, mutated_keys

@@ -9,8 +9,7 @@ import httpx
 import pytest
 
 from serve_runs import live_server, record_run
-from conftest import assert_one_line_error, teeth_in_process
-from test_history_cli import teeth_cli
+from tests.helpers.cli import assert_one_line_error, teeth_cli, teeth_in_process
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from serve_runs import HOSTILE, live_server, record_run
 from teeth.serve.store import ServeStore
-from test_report_html import chromium, page_fetches, text_of
+from tests.helpers.html import chromium, page_fetches, text_of
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from teeth.errors import TeethError
 from teeth.store import SCHEMA_VERSION, Store
 from teeth.store_schema import MIGRATIONS, STEPS
 
-from test_store_opening import version_1_database
+from tests.helpers.databases import version_1_database
 
 # What teeth recorded before run columns existed: a filtered `teeth run`, a `teeth check`, a shard, chosen mutants.
 OLD_RUNS = {
@@ -113,23 +113,20 @@ def test_a_reading_command_reads_an_older_database_upgraded_and_leaves_the_file_
     assert path.read_bytes() == before
 
 
-def test_a_step_that_fails_leaves_the_database_at_its_old_schema_with_nothing_recorded(tmp_path, monkeypatch):
+def test_a_step_that_fails_leaves_the_database_at_its_old_schema_with_nothing_recorded(tmp_path):
+    """Step 7 adds the run columns, then fills them from each run's options: a trigger makes that fill fail."""
     path = old_database(tmp_path / "old.db", 6)
-    last = next(m for m in MIGRATIONS._migrations if m.name == STEPS[-1])
-
-    def half_done(db):
-        db["runs"].add_column("kind", str)
-        raise RuntimeError("disk on fire")
-
-    monkeypatch.setattr(last, "fn", half_done)
-    with pytest.raises(RuntimeError, match="disk on fire"):
+    with sqlite3.connect(path) as conn:
+        conn.execute("create trigger on_fire before update on runs begin select raise(abort, 'disk on fire'); end")
+    conn.close()
+    with pytest.raises(TeethError, match="disk on fire"):
         Store(path)
     with sqlite3.connect(path) as conn:
         assert conn.execute("pragma user_version").fetchone()[0] == 6
         assert "kind" not in {row[1] for row in conn.execute("pragma table_info(runs)")}
         assert not conn.execute("select count(*) from sqlite_master where name = '_sqlite_migrations'").fetchone()[0]
+        conn.execute("drop trigger on_fire")
     conn.close()
-    monkeypatch.undo()
     assert applied(Store(path).db) == STEPS  # the next opening applies it
 
 
@@ -143,8 +140,12 @@ def test_a_database_with_a_step_this_teeth_does_not_know_is_refused(tmp_path):
         Store(path)
 
 
-def test_the_steps_a_database_had_before_named_migrations_are_recorded_not_run_again(tmp_path, monkeypatch):
+def test_the_steps_a_database_had_before_named_migrations_are_recorded_not_run_again(tmp_path):
+    """A step that ran would be recorded with the time it ran (and step 1 would find its tables there already): the
+    six steps the database went through are recorded as adopted, and only the steps after them ran."""
     path = old_database(tmp_path / "old.db", 6)
-    for migration in MIGRATIONS._migrations[:6]:
-        monkeypatch.setattr(migration, "fn", lambda db: pytest.fail("an old step ran again"))
-    assert applied(Store(path).db) == STEPS
+    records = MIGRATIONS.applied(Store(path).db)
+    assert [r.name for r in records] == STEPS
+    adopted = "before named migrations (user_version 6)"
+    assert [r.applied_at for r in records[:6]] == [adopted] * 6
+    assert adopted not in {r.applied_at for r in records[6:]}

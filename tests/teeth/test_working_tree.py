@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 from teeth.errors import EXIT_TREE_REFUSED, EXIT_USAGE
 from teeth.working_tree import _decoded, encode_like

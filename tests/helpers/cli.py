@@ -1,0 +1,61 @@
+"""teeth's CLI for tests: in process (bad input) or as a subprocess, the fixture projects, the bad-input contract."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from teeth.cli import main
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROW_ONE_TEST = ("\n\ndef test_rows_from_the_middle_are_taken():\n"
+                "    assert take_rows([10, 11, 12, 13], 1, 2) == [11, 12]\n")
+
+
+def teeth_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`teeth ARGS` as a subprocess in a directory (no database added)."""
+    return subprocess.run([sys.executable, "-m", "teeth.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+def teeth_in_process(*args: str | Path, cwd: Path) -> Result:
+    """Run `teeth ARGS` in this process with click's CliRunner, in a directory: for bad input, which starts no
+    worker (a subprocess only where signals and forks matter)."""
+    with contextlib.chdir(cwd):
+        return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def assert_one_line_error(result: Result, *fragments: str, code: int = 2) -> None:
+    """teeth's contract for bad input: exit `code`, one line on stderr holding every fragment, no traceback."""
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def results_of(teeth, cwd: Path) -> list[dict]:
+    """`teeth results --format json` of the `teeth` fixture's database."""
+    done = teeth("results", "--format", "json", cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def two_runs_of_weak_suite(base: Path) -> tuple[Path, Path]:
+    """weak_suite run once, then again with a stronger suite; returns (project root, database)."""
+    root, db = base / "weak_suite", base / "state" / "teeth.db"
+    shutil.copytree(FIXTURES / "weak_suite", root, ignore=shutil.ignore_patterns("__pycache__"))
+    for attempt in range(2):
+        if attempt:
+            with open(root / "tests" / "test_rows.py", "a") as suite:
+                suite.write(ROW_ONE_TEST)
+        done = teeth_cli("run", "--target", "rows", "--db", str(db), cwd=root)
+        assert done.returncode == 0, done.stderr
+    return root, db
