@@ -157,6 +157,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         errors.print(f"[dim]{reused} outcome(s) reused from earlier runs: their cache key still holds "
                      "(--no-cache runs them again)[/dim]")
     print_run_report(console, store, summary.run_id)
+    for note in summary.notes:  # flaky tests, an audit's disagreements
+        click.echo(note)
     whole = shard is None and chosen is None  # the target's fail_under gates whole runs, not a slice of the mutants
     _gate_run(store, summary.run_id, fail_under if fail_under is not None else target.fail_under if whole else None)
 

@@ -16,6 +16,7 @@ from teeth.core import MutantScenario, Outcome, Status
 from teeth.coverage_map import CoverageMap
 from teeth.discover import Discovery, Mutant, discover
 from teeth.errors import BaselineFailed, ConfigError
+from teeth.evidence import evidence, judge_baseline
 from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
 from teeth.ordering import KillHistory
@@ -47,6 +48,7 @@ class RunSummary:
     status: str
     timings: dict = field(default_factory=dict)
     totals: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the run found about the suite: flaky tests, an audit
 
 
 def run_metadata(target: Target, options: dict) -> dict:
@@ -88,6 +90,7 @@ class Lab:
         # What each baseline test executed is always recorded; only `teeth check` selects from it.
         self.selection = selection or BaselineSelection(target, store, self.cache, enabled=False)
         self.run_id: int | None = None  # set once the run is in the database
+        self.notes: list[str] = []
 
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
@@ -107,7 +110,7 @@ class Lab:
         self.store.record_mutants(mutants)  # the mutant list is written before any test runs
         clock["discover"] = time.perf_counter() - clock["started"]
         run_id, done = self._open_run(operators, profiles, resume, options or {})
-        summary = RunSummary(run_id, discovery, mutants, "running")
+        summary = RunSummary(run_id, discovery, mutants, "running", notes=self.notes)
         try:
             for profile in profiles:
                 self._profile(run_id, profile, [m for m in mutants if (m.id, profile.name) not in done], jobs, clock)
@@ -179,9 +182,9 @@ class Lab:
             self.progress.stage(f"{profile.name}: baseline with per-test coverage ({shown})")
             baseline = backend.baseline(self.target.baseline_timeout, only)
             self.selection.record(run_id, profile, baseline)
-            failing = sorted(t for t, r in baseline.items() if r["failure"])
-            if failing:
-                raise BaselineFailed(failing, f" (profile {profile.name})")
+            said = judge_baseline(self.target, profile, baseline)
+            if said:
+                self.notes.append(said)
             clock[f"baseline.{profile.name}"] = time.perf_counter() - started
             coverage = CoverageMap.from_baseline(baseline)
             history = KillHistory.from_rows(self.store.kill_history(self.target.name, profile.name))
@@ -192,6 +195,7 @@ class Lab:
             executed = flushed = time.perf_counter()
             try:
                 for outcome in backend.execute(scenarios):
+                    outcome = evidence(outcome, coverage)
                     batch.append((by_id[outcome.mutant_id], outcome))
                     self.progress.advance(by_id[outcome.mutant_id], outcome.status)
                     if len(batch) >= FLUSH_EVERY or time.perf_counter() - flushed > FLUSH_SECONDS:
