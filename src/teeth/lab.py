@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from teeth import DISTRIBUTION
+from teeth.audit import Audit
 from teeth.config import Target
 from teeth.core import MutantScenario, Outcome, Status
 from teeth.coverage_map import CoverageMap
@@ -83,7 +84,8 @@ def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
 class Lab:
     def __init__(self, target: Target, store: Store, backends: Backends,
                  progress: Progress | None = None, cache: OutcomeCache | None = None,
-                 selection: BaselineSelection | None = None):
+                 selection: BaselineSelection | None = None, audit: Audit | None = None):
+        """`audit`: survived and no_coverage mutants run again against the whole suite (`teeth run --audit`)."""
         self.target, self.store, self.backends = target, store, backends
         self.progress = progress or Progress()
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
@@ -91,6 +93,7 @@ class Lab:
         self.selection = selection or BaselineSelection(target, store, self.cache, enabled=False)
         self.run_id: int | None = None  # set once the run is in the database
         self.notes: list[str] = []
+        self.audit = audit
 
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
@@ -127,6 +130,8 @@ class Lab:
             summary.status = "completed"
         finally:
             self.progress.finish()
+            if self.audit is not None:
+                self.notes.extend(self.audit.notes())
             clock["total"] = time.perf_counter() - clock.pop("started")
             summary.timings = clock
             summary.totals = self.store.outcome_counts(run_id)
@@ -190,12 +195,12 @@ class Lab:
             history = KillHistory.from_rows(self.store.kill_history(self.target.name, profile.name))
             scenarios, immediate = self._schedule(mutants, coverage, history)
             self._record(run_id, profile, immediate)
-            by_id = {m.id: m for m in mutants}
+            settled = {o.mutant_id: o for o in [*reused, *(outcome for _, outcome in immediate)]}
             batch: list[tuple[Mutant, Outcome]] = []
             executed = flushed = time.perf_counter()
             try:
                 for outcome in backend.execute(scenarios):
-                    outcome = evidence(outcome, coverage)
+                    outcome = settled[outcome.mutant_id] = evidence(outcome, coverage)
                     batch.append((by_id[outcome.mutant_id], outcome))
                     self.progress.advance(by_id[outcome.mutant_id], outcome.status)
                     if len(batch) >= FLUSH_EVERY or time.perf_counter() - flushed > FLUSH_SECONDS:
@@ -204,6 +209,19 @@ class Lab:
             finally:  # an interrupt or a failure keeps every outcome already received (and shown)
                 self._record(run_id, profile, batch, announce=False)
             clock[f"execute.{profile.name}"] = time.perf_counter() - executed
+            if self.audit is not None:
+                self._audit(profile, backend, settled, coverage, history, by_id)
+
+    def _audit(self, profile: Profile, backend, settled: dict[str, Outcome], coverage: CoverageMap,
+               history: KillHistory, by_id: dict) -> None:
+        picked = self.audit.pick(list(settled.values()))
+        if not picked:
+            return
+        self.progress.stage(f"{profile.name}: audit: {len(picked)} survived or no_coverage mutant(s) against "
+                            f"all {len(coverage.durations)} tests")
+        scenarios = self.audit.scenarios(picked, by_id, coverage, self.target, history)
+        full = [evidence(outcome, coverage) for outcome in backend.execute(scenarios)]
+        self.audit.judge(profile.name, settled, full, by_id)
 
     def _not_exercised(self, mutant: Mutant, profile: Profile) -> str | None:
         """Why a profile cannot kill this mutant at all (so it is skipped, not a survivor), or None."""
