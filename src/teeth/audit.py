@@ -77,7 +77,8 @@ class Audit:
             for d in found:
                 m = d.mutant
                 said.append(f"  {m.id} {m.file}:{m.line} {m.function or '<module>'} {m.operator}: selection "
-                            f"{d.selection}, whole suite {d.full_suite}" + (f" by {d.killed_by}" if d.killed_by else ""))
+                            f"{d.selection}, whole suite {d.full_suite}"
+                            + (f" by {d.killed_by}" if d.killed_by else ""))
         escaped = sorted({d.killed_by or "a test (it timed out)" for d in self.disagreements})
         if escaped:
             said.append("coverage-based selection is unsound for this suite: " + ", ".join(escaped) +

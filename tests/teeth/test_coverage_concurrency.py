@@ -18,7 +18,8 @@ def test_the_concurrency_models_follow_the_light_threads_the_tests_imported():
 def test_lines_past_the_end_of_a_file_are_an_error_naming_the_test(tmp_path):
     tests = {"tests/test_a.py::test_ok": {"lines": {"/x/a.py": [1, 3]}},
              "tests/test_a.py::test_odd": {"lines": {"/x/a.py": [2, 717]}}}
-    with pytest.raises(LinesPastTheEnd, match=r"line 717 of /x/a.py, which has 265 lines, for tests/test_a.py::test_odd"):
+    with pytest.raises(LinesPastTheEnd, match=r"line 717 of /x/a.py, which has 265 lines, for tests/test_a.py::"
+                                              r"test_odd"):
         check_lines(tests, {"/x/a.py": 265})
     check_lines(tests, {"/x/a.py": 717})  # every line exists: nothing to say
 

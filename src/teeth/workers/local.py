@@ -127,7 +127,8 @@ class LocalBackend(Backend):
         if isinstance(message, Fatal):
             raise WorkerFailed(message.message)
         if isinstance(message, Outcome) and message.killed_by:  # a test crashed or ended the baseline's child
-            raise BaselineFailed([message.killed_by], reasons={message.killed_by: f"it ended the process: {message.detail}"})
+            raise BaselineFailed([message.killed_by],
+                                 reasons={message.killed_by: f"it ended the process: {message.detail}"})
         if not isinstance(message, BaselineDone):  # the baseline's child raised outside any test
             reason = message.detail or message.status if isinstance(message, Outcome) else type(message).__name__
             raise WorkerFailed(f"the baseline run did not finish: {reason}")

@@ -21,8 +21,8 @@ from teeth.core import Baseline, MutantScenario, Outcome
 class WorkerSpec:
     """Backend -> worker, on its command line: how to start. `args`: pytest's; `files`: the target's files, and
     `copies` of them in the scratch tree; `token`: starts every line the worker writes; `execution`: warm or cold;
-    `interpreter`: an interpreter profile's settings; `writable`: the only folders the worker may write to; `concurrency`:
-    coverage.py's concurrency models for the baseline (None: those the tests import)."""
+    `interpreter`: an interpreter profile's settings; `writable`: the only folders the worker may write to;
+    `concurrency`: coverage.py's concurrency models for the baseline (None: those the tests import)."""
 
     args: list[str]
     files: list[str]
