@@ -79,9 +79,9 @@ def main():
 @click.option("--address", default=None, help="With --backend ray: the cluster's HOST:PORT, ray://HOST:PORT or "
               "'auto' (default: start a local cluster).")
 @click.option("--execution", type=click.Choice(["warm", "cold"]), default=None,
-              help="warm: the worker runs the baseline and forks mutants from its warm state; cold: the baseline and "
-              "every mutant run in a forked child and the worker never runs a test (the CUDA path). Default: each "
-              "profile's own (CUDA profiles are cold).")
+              help="warm: the baseline runs in a forked child, the worker imports what it imported and forks "
+              "mutants from that warm state; cold: the worker imports only the target's modules (the CUDA path). "
+              "Either way the worker never runs a test. Default: each profile's own (CUDA profiles are cold).")
 @click.option("--no-cache", is_flag=True, help="Run every mutant; reuse no stored outcome whose key still holds.")
 @click.option("--fail-under", "fail_under", default=None, callback=lambda _ctx, param, value: _fraction(param, value),
               help="Exit 1 when the run's kill rate is under this fraction (0.8 = 80%; default: the target's "
@@ -92,8 +92,10 @@ def main():
               "status in the target's latest run (repeatable), run again: no stored outcome is reused.")
 @click.option("--shard", "shard_text", default=None, metavar="K/N", help="Only shard K of N (K from 1 to N): "
               "the mutants whose id hashes to K-1 mod N; join the shards with teeth merge.")
+@click.option("--audit", "audit_text", default=None, metavar="N|all", help="Then run N sampled (or all) survived "
+              "and no_coverage mutants against the whole suite, without test selection, and report each disagreement.")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
-        fail_under, execution, mutant_ids, only, shard_text):
+        fail_under, execution, mutant_ids, only, shard_text, audit_text):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
@@ -101,6 +103,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     from teeth.preflight import choose_mutants, discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
 
+    audit = _audit(audit_text)
     config = load_config(config_path)
     target = config.target(target_name)
     operators = select_operators(list(operator_names) or target.operators)
@@ -123,7 +126,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     backends = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
     reuse = not no_cache and chosen is None  # chosen mutants run against today's tests
-    lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse))
+    lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse),
+              audit=audit)
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "profiles": list(profile_names),
                "backend": backend, "address": address, "no_cache": no_cache, "execution": execution}
@@ -157,8 +161,22 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         errors.print(f"[dim]{reused} outcome(s) reused from earlier runs: their cache key still holds "
                      "(--no-cache runs them again)[/dim]")
     print_run_report(console, store, summary.run_id)
+    for note in summary.notes:  # flaky tests, an audit's disagreements
+        click.echo(note)
     whole = shard is None and chosen is None  # the target's fail_under gates whole runs, not a slice of the mutants
     _gate_run(store, summary.run_id, fail_under if fail_under is not None else target.fail_under if whole else None)
+
+
+def _audit(text: str | None):
+    """`--audit N|all` as an Audit, or None without the option; one line and exit 2 for anything else."""
+    if text is None:
+        return None
+    from teeth.audit import Audit, parse_audit
+
+    try:
+        return Audit(parse_audit(text))
+    except ValueError:
+        raise TeethError(f"--audit {text!r}: expected a number of mutants (1 or more) or 'all'") from None
 
 
 def _fraction(param, value: str | None) -> float | None:

@@ -17,7 +17,8 @@ from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 
 TARGET_KEYS = {"files", "modules", "tests", "pytest_args", "operators", "profiles", "ops", "root",
                "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor", "profile_files", "op_from",
-               "baseline_timeout", "sandbox", "equivalent", "skip", "contiguous_decorators"}
+               "baseline_timeout", "sandbox", "equivalent", "skip", "contiguous_decorators",
+               "baseline_retries", "flaky", "concurrency"}
 
 
 @dataclass
@@ -42,6 +43,9 @@ class Target:
     equivalent: dict[str, str] = field(default_factory=dict)  # mutant id -> why it is equivalent
     skip: list[str] = field(default_factory=list)  # fnmatch patterns: OPERATOR, FILE::FUNCTION[::OPERATOR]
     contiguous_decorators: list[str] = field(default_factory=list)  # decorators that make the arguments contiguous
+    baseline_retries: int = 2  # times a failing baseline test runs again; one that then passes is flaky
+    flaky: str = "exclude"  # a flaky test: "exclude" it from kill evidence, or "refuse" to run
+    concurrency: list[str] | None = None  # coverage.py's concurrency models; None: those the tests import
 
     def skip_reason(self, ident: str, file: str, function: str, operator: str) -> str | None:
         """Why the config says a mutant is not run (`equivalent` by id, or a `skip` pattern), or None."""
@@ -201,6 +205,9 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         equivalent=dict(table.get("equivalent", {})),
         skip=list(table.get("skip", [])),
         contiguous_decorators=list(table.get("contiguous_decorators", [])),
+        baseline_retries=int(table.get("baseline_retries", 2)),
+        flaky=table.get("flaky", "exclude"),
+        concurrency=table.get("concurrency"),
         import_roots=import_roots,
     )
 

@@ -77,6 +77,9 @@ class TargetTable(_Table):
     equivalent: Annotated[dict[str, str], AfterValidator(_equivalent)] = {}
     skip: list[SkipPattern] = []
     contiguous_decorators: list[str] = []
+    baseline_retries: int = Field(default=2, ge=0, le=100)
+    flaky: Literal["exclude", "refuse"] = "exclude"
+    concurrency: list[Literal["thread", "greenlet", "gevent", "eventlet"]] | None = None
 
 
 class ProfileTable(_Table):

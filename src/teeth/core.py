@@ -105,9 +105,11 @@ class Scenario:
 
 @dataclass(frozen=True, kw_only=True)
 class Baseline(Scenario):
-    """The target's tests, unmutated, with per-test coverage: every collected test, or those of `tests`."""
+    """The target's tests, unmutated, with per-test coverage: every collected test, or those of `tests`; a failing
+    test runs again up to `retries` times (one that then passes is flaky)."""
 
     tests: list[str] | None = None
+    retries: int = 0
 
     @property
     def ident(self) -> str:

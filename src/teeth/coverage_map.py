@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,11 +12,23 @@ from dataclasses import dataclass, field
 import coverage
 
 
-def measure(items: list, files: list[str], run_item: Callable) -> dict:
-    """Run every item once under coverage.py with one dynamic context per test (in a worker child)."""
+LIGHT_THREADS = ("gevent", "eventlet", "greenlet")  # coverage.py follows one of these, with threads
+
+
+def concurrency_of(modules) -> list[str]:
+    """The concurrency models coverage.py must follow for code that has imported `modules`: threads always, and
+    the first of gevent, eventlet and greenlet imported (a hook run in a greenlet is lost to coverage without it)."""
+    light = next((name for name in LIGHT_THREADS if name in modules), None)
+    return ["thread", light] if light else ["thread"]
+
+
+def measure(items: list, files: list[str], run_item: Callable, concurrency: list[str] | None = None) -> dict:
+    """Run every item once under coverage.py with one dynamic context per test (in a worker child). `concurrency`:
+    coverage.py's models; None: those of what the tests imported (`concurrency_of`)."""
     # coverage reads include patterns as globs: a file named a[1].py is matched through `?` (only its lines are kept)
     include = [re.sub(r"[][*?]", "?", os.path.realpath(f)) for f in files]
-    cov = coverage.Coverage(data_file=None, include=include, config_file=False)
+    models = concurrency if concurrency is not None else concurrency_of(sys.modules)
+    cov = coverage.Coverage(data_file=None, include=include, config_file=False, concurrency=models)
     tests: dict[str, dict] = {}
     cov.start()
     try:
@@ -33,6 +46,23 @@ def measure(items: list, files: list[str], run_item: Callable) -> dict:
                 if context in tests:
                     tests[context]["lines"].setdefault(os.path.realpath(measured), []).append(line)
     return tests
+
+
+class LinesPastTheEnd(Exception):
+    """Coverage recorded lines a file does not have: the data is wrong, never used."""
+
+
+def check_lines(tests: dict[str, dict], line_counts: dict[str, int]) -> None:
+    """Every recorded line exists in its file (`line_counts`: realpath -> number of lines); else LinesPastTheEnd
+    naming the test, the file and the line."""
+    for test, record in tests.items():
+        for path, lines in record["lines"].items():
+            count = line_counts.get(os.path.realpath(path))
+            last = max(lines, default=0)
+            if count is not None and last > count:
+                raise LinesPastTheEnd(f"coverage recorded line {last} of {path}, which has {count} lines, for "
+                                      f"{test}: the tests run code coverage.py does not follow (set `concurrency` "
+                                      f"for the target)")
 
 
 def line_ranges(lines) -> str:
@@ -64,9 +94,12 @@ class CoverageMap:
 
     @classmethod
     def from_baseline(cls, tests: dict[str, dict]) -> CoverageMap:
-        result = cls(durations={t: r["duration"] for t, r in tests.items()},
+        flaky = {t for t, r in tests.items() if r["failure"] and r["failure"].get("flaky")}
+        result = cls(durations={t: r["duration"] for t, r in tests.items() if t not in flaky},
                      failures={t: r["failure"] for t, r in tests.items() if r["failure"]})
         for test, record in tests.items():
+            if test in flaky:  # a flaky test is no evidence: it never runs against a mutant
+                continue
             for path, lines in record["lines"].items():
                 for line in lines:
                     result.by_line.setdefault((path, line), set()).add(test)

@@ -33,8 +33,12 @@ class BaselineFailed(TeethError):
 
     exit_code = EXIT_BASELINE_FAILED
 
-    def __init__(self, failing: list[str], detail: str = ""):
-        shown = ", ".join(failing[:5]) + (f" (+{len(failing) - 5} more)" if len(failing) > 5 else "")
+    def __init__(self, failing: list[str], detail: str = "", reasons: dict[str, str] | None = None):
+        """`reasons`: a failing test -> why it failed, in one line (the first line of its exception)."""
+        reasons = reasons or {}
+        named = [f"{test} ({reasons[test]})" if reasons.get(test) else test for test in failing[:5]]
+        shown = "; ".join(named) if reasons else ", ".join(named)
+        shown += f" (+{len(failing) - 5} more)" if len(failing) > 5 else ""
         super().__init__(f"baseline failed: the unmutated tests fail: {shown}{detail}")
         self.failing = failing
 

@@ -49,7 +49,8 @@ class OutcomeCache:
 
     key = sha256(mutated file text, profile, package versions, test code), where the test code is, for a
     `killed` outcome, the killing test's file and the conftest.py files above it, and for any other outcome every
-    test file of the target (any test change might now kill it). The package versions are torch's and triton's and,
+    test file of the target (any test change might now kill it); a kill by a test a baseline found flaky is never
+    reused. The package versions are torch's and triton's and,
     for a `modules` target, those of the distributions its files belong to: an upgrade invalidates the outcome.
     """
 
@@ -120,11 +121,12 @@ class OutcomeCache:
         if not self.reuse or not mutants:
             return [], mutants
         latest = self.store.newest_keyed_outcomes(profile.name, [m.id for m in mutants])
+        flaky = self.store.flaky_tests(self.target.name, profile.name)  # a kill by one of them is no evidence
         reused, remaining = [], []
         for mutant in mutants:
             row = latest.get(mutant.id)
-            if mutant.skip or row is None or row["cache_key"] != self.key(mutant, profile, row["status"],
-                                                                          row["killed_by"]):
+            if mutant.skip or row is None or row["killed_by"] in flaky or \
+                    row["cache_key"] != self.key(mutant, profile, row["status"], row["killed_by"]):
                 remaining.append(mutant)
                 continue
             origin = row["reused_from"] or row["run_id"]

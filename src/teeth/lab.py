@@ -11,11 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from teeth import DISTRIBUTION
+from teeth.audit import Audit
 from teeth.config import Target
 from teeth.core import MutantScenario, Outcome, Status
 from teeth.coverage_map import CoverageMap
 from teeth.discover import Discovery, Mutant, discover
 from teeth.errors import BaselineFailed, ConfigError
+from teeth.evidence import evidence, judge_baseline
 from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
 from teeth.ordering import KillHistory
@@ -47,6 +49,7 @@ class RunSummary:
     status: str
     timings: dict = field(default_factory=dict)
     totals: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the run found about the suite: flaky tests, an audit
 
 
 def run_metadata(target: Target, options: dict) -> dict:
@@ -81,13 +84,16 @@ def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
 class Lab:
     def __init__(self, target: Target, store: Store, backends: Backends,
                  progress: Progress | None = None, cache: OutcomeCache | None = None,
-                 selection: BaselineSelection | None = None):
+                 selection: BaselineSelection | None = None, audit: Audit | None = None):
+        """`audit`: survived and no_coverage mutants run again against the whole suite (`teeth run --audit`)."""
         self.target, self.store, self.backends = target, store, backends
         self.progress = progress or Progress()
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
         # What each baseline test executed is always recorded; only `teeth check` selects from it.
         self.selection = selection or BaselineSelection(target, store, self.cache, enabled=False)
         self.run_id: int | None = None  # set once the run is in the database
+        self.notes: list[str] = []
+        self.audit = audit
 
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
@@ -107,7 +113,7 @@ class Lab:
         self.store.record_mutants(mutants)  # the mutant list is written before any test runs
         clock["discover"] = time.perf_counter() - clock["started"]
         run_id, done = self._open_run(operators, profiles, resume, options or {})
-        summary = RunSummary(run_id, discovery, mutants, "running")
+        summary = RunSummary(run_id, discovery, mutants, "running", notes=self.notes)
         try:
             for profile in profiles:
                 self._profile(run_id, profile, [m for m in mutants if (m.id, profile.name) not in done], jobs, clock)
@@ -124,6 +130,8 @@ class Lab:
             summary.status = "completed"
         finally:
             self.progress.finish()
+            if self.audit is not None:
+                self.notes.extend(self.audit.notes())
             clock["total"] = time.perf_counter() - clock.pop("started")
             summary.timings = clock
             summary.totals = self.store.outcome_counts(run_id)
@@ -179,19 +187,20 @@ class Lab:
             self.progress.stage(f"{profile.name}: baseline with per-test coverage ({shown})")
             baseline = backend.baseline(self.target.baseline_timeout, only)
             self.selection.record(run_id, profile, baseline)
-            failing = sorted(t for t, r in baseline.items() if r["failure"])
-            if failing:
-                raise BaselineFailed(failing, f" (profile {profile.name})")
+            said = judge_baseline(self.target, profile, baseline)
+            if said:
+                self.notes.append(said)
             clock[f"baseline.{profile.name}"] = time.perf_counter() - started
             coverage = CoverageMap.from_baseline(baseline)
             history = KillHistory.from_rows(self.store.kill_history(self.target.name, profile.name))
             scenarios, immediate = self._schedule(mutants, coverage, history)
             self._record(run_id, profile, immediate)
-            by_id = {m.id: m for m in mutants}
+            settled = {o.mutant_id: o for o in [*reused, *(outcome for _, outcome in immediate)]}
             batch: list[tuple[Mutant, Outcome]] = []
             executed = flushed = time.perf_counter()
             try:
                 for outcome in backend.execute(scenarios):
+                    outcome = settled[outcome.mutant_id] = evidence(outcome, coverage)
                     batch.append((by_id[outcome.mutant_id], outcome))
                     self.progress.advance(by_id[outcome.mutant_id], outcome.status)
                     if len(batch) >= FLUSH_EVERY or time.perf_counter() - flushed > FLUSH_SECONDS:
@@ -200,6 +209,19 @@ class Lab:
             finally:  # an interrupt or a failure keeps every outcome already received (and shown)
                 self._record(run_id, profile, batch, announce=False)
             clock[f"execute.{profile.name}"] = time.perf_counter() - executed
+            if self.audit is not None:
+                self._audit(profile, backend, settled, coverage, history, by_id)
+
+    def _audit(self, profile: Profile, backend, settled: dict[str, Outcome], coverage: CoverageMap,
+               history: KillHistory, by_id: dict) -> None:
+        picked = self.audit.pick(list(settled.values()))
+        if not picked:
+            return
+        self.progress.stage(f"{profile.name}: audit: {len(picked)} survived or no_coverage mutant(s) against "
+                            f"all {len(coverage.durations)} tests")
+        scenarios = self.audit.scenarios(picked, by_id, coverage, self.target, history)
+        full = [evidence(outcome, coverage) for outcome in backend.execute(scenarios)]
+        self.audit.judge(profile.name, settled, full, by_id)
 
     def _not_exercised(self, mutant: Mutant, profile: Profile) -> str | None:
         """Why a profile cannot kill this mutant at all (so it is skipped, not a survivor), or None."""

@@ -228,6 +228,13 @@ class Store:
                 found[row["mutant_id"]] = dict(row)
         return found
 
+    def flaky_tests(self, target: str, profile: str) -> set[str]:
+        """The tests any baseline of `target` under `profile` found flaky (failed, then passed on a retry)."""
+        sql = """select distinct t.test from tests t join runs r on r.id = t.run_id
+                 where r.target = ? and t.profile = ? and t.failure is not null
+                 and json_valid(t.failure) and json_extract(t.failure, '$.flaky')"""
+        return {row["test"] for row in self.db.query(sql, [target, profile])}
+
     def run_rows(self, run_id: int) -> tuple[list[dict], list[dict], list[dict]]:
         """A run's mutants, outcomes and baseline tests, as rows (what `teeth merge` and `teeth push` copy)."""
         mutants = [dict(r) for r in self.db.query(

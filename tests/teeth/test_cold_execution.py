@@ -19,13 +19,16 @@ def statuses(db: Path) -> dict[str, str]:
         return dict(conn.execute("select mutant_id || ' ' || profile, status from outcomes"))
 
 
-def test_a_suite_that_initialises_cuda_is_refused_warm_and_runs_cold(project, teeth):
+def test_a_suite_whose_tests_initialise_cuda_runs_warm_and_cold_alike(project, teeth):
+    """The baseline runs in a forked child either way: the worker that forks mutants never initialises CUDA."""
     root = project("initialises_cuda")  # its stand-in torch.cuda.init() marks the process as a real one would
-    warm = teeth("run", "--target", "scale", cwd=root)
-    assert warm.returncode == 4 and "the baseline initialised CUDA" in warm.stderr, warm.stderr
-    cold = teeth("run", "--target", "scale", "--execution", "cold", cwd=root)
+    warm = teeth("run", "--target", "scale", "--no-cache", cwd=root)
+    assert warm.returncode == 0, warm.stderr
+    found = statuses(teeth.db)
+    assert sorted(found.values()) == ["killed", "survived"]
+    cold = teeth("run", "--target", "scale", "--execution", "cold", "--no-cache", cwd=root)
     assert cold.returncode == 0, cold.stderr
-    assert sorted(statuses(teeth.db).values()) == ["killed", "survived"]
+    assert statuses(teeth.db) == found
 
 
 # The rmsnorm kernels, their tests only: torch adapters, and @triton.jit kernels under the interpreter.

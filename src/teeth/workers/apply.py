@@ -83,16 +83,56 @@ def prepare_mutant(path: str, swap: str, code: str):
                    and os.path.realpath(f.__code__.co_filename) == real]
         # One definition under that name: swap its code wherever the function object is held.
         if len(news) == 1 and targets and len({f.__code__ for f in targets}) == 1:
-            return lambda: _swap(targets, news[0], swap, code)
+            caches = _caches(module, {id(f) for f in targets}, module.__name__)
+            return lambda: _swap(targets, news[0], swap, code, caches)
     return lambda: _exec_into(module, compiled, code)
 
 
-def _swap(functions, code: types.CodeType, swap: str, source: str) -> None:
+def clear_caches(paths: list[str]) -> None:
+    """Empty every functools cache of the modules of these files (the baseline's child does, before its tests):
+    what collection computed would hide from coverage the lines a test runs when it runs alone."""
+    for path in paths:
+        try:
+            module = module_for_file(path)
+        except MutantNotApplied:
+            continue
+        real = os.path.realpath(path)
+        defined = {id(f) for f in _functions(module, module.__name__, set())
+                   if os.path.realpath(f.__code__.co_filename) == real}
+        for cache in _caches(module, defined, module.__name__):
+            cache.cache_clear()
+
+
+def _caches(namespace, functions: set[int], module_name: str, seen: set[int] | None = None) -> list:
+    """The functools caches (lru_cache, cache) of a module or its classes that wrap one of `functions` (by id):
+    what they hold was computed by the unmutated code, while the tests were collected."""
+    seen = set() if seen is None else seen
+    found = []
+    for value in list(vars(namespace).values()):
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, type) and value.__module__ == module_name:
+            found += _caches(value, functions, module_name, seen)
+            continue
+        value = getattr(value, "__func__", value)  # a cached staticmethod or classmethod
+        wrapped, depth = value, 0
+        while wrapped is not None and depth < 16:
+            if id(wrapped) in functions and callable(getattr(value, "cache_clear", None)):
+                found.append(value)
+                break
+            wrapped, depth = getattr(wrapped, "__wrapped__", None), depth + 1
+    return found
+
+
+def _swap(functions, code: types.CodeType, swap: str, source: str, caches=()) -> None:
     for function in functions:
         try:
             function.__code__ = code
         except ValueError as exc:  # the closure's shape changed
             raise MutantNotApplied(f"cannot swap {swap}: {exc}") from None
+    for cache in caches:  # results of the unmutated code: the mutant computes its own
+        cache.cache_clear()
     _serve_source(functions, source)
 
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable, Iterator
 
 from teeth.config import Target
-from teeth.core import Baseline, MutantScenario, Outcome
+from teeth.core import Baseline, MutantScenario, Outcome, Status
 from teeth.errors import BaselineFailed, TeethError, WorkerFailed
 from teeth.profiles import Profile
 from teeth.shadowing import refuse_shadowed
@@ -63,7 +63,8 @@ class LocalBackend(Backend):
         spec = WorkerSpec(args=pytest_args(target, profile, self.scratch), files=files, copies=copies,
                           token=self.token, execution=profile.execution,
                           interpreter={"bounds_check": profile.checks_bounds} if profile.interpreted else None,
-                          writable=[str(self.scratch.dir)] if target.sandbox else None)
+                          writable=[str(self.scratch.dir)] if target.sandbox else None,
+                          concurrency=target.concurrency)
         env = {**os.environ, **WORKER_ENV, **profile.env, **self.scratch.env()}
         with open(self.scratch.log, "wb") as log:
             self.process = subprocess.Popen(
@@ -118,14 +119,17 @@ class LocalBackend(Backend):
             return "(no log)"
 
     def baseline(self, timeout: float, tests: list[str] | None = None) -> dict[str, dict]:
-        self._send(Baseline(tests=tests, timeout=timeout))
-        message = self._read(time.monotonic() + timeout)
-        if message is None:
+        self._send(Baseline(tests=tests, timeout=timeout, retries=self.target.baseline_retries))
+        message = self._read(time.monotonic() + timeout + 5)  # the worker's own deadline for its child comes first
+        if message is None or isinstance(message, Outcome) and message.status is Status.TIMEOUT:
             self.close()
             raise BaselineTimedOut(timeout, self.target)
         if isinstance(message, Fatal):
             raise WorkerFailed(message.message)
-        if not isinstance(message, BaselineDone):  # a cold baseline's child timed out, crashed or raised
+        if isinstance(message, Outcome) and message.killed_by:  # a test crashed or ended the baseline's child
+            raise BaselineFailed([message.killed_by],
+                                 reasons={message.killed_by: f"it ended the process: {message.detail}"})
+        if not isinstance(message, BaselineDone):  # the baseline's child raised outside any test
             reason = message.detail or message.status if isinstance(message, Outcome) else type(message).__name__
             raise WorkerFailed(f"the baseline run did not finish: {reason}")
         shadowed = message.shadowed

@@ -21,7 +21,8 @@ from teeth.core import Baseline, MutantScenario, Outcome
 class WorkerSpec:
     """Backend -> worker, on its command line: how to start. `args`: pytest's; `files`: the target's files, and
     `copies` of them in the scratch tree; `token`: starts every line the worker writes; `execution`: warm or cold;
-    `interpreter`: an interpreter profile's settings; `writable`: the only folders the worker may write to."""
+    `interpreter`: an interpreter profile's settings; `writable`: the only folders the worker may write to;
+    `concurrency`: coverage.py's concurrency models for the baseline (None: those the tests import)."""
 
     args: list[str]
     files: list[str]
@@ -30,6 +31,7 @@ class WorkerSpec:
     execution: str = "warm"
     interpreter: dict | None = None
     writable: list[str] | None = None
+    concurrency: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -55,11 +57,13 @@ class Fatal:
 @dataclass(frozen=True)
 class BaselineDone:
     """The baseline ran: per test {failure, duration, lines}; `shadowed`: (the target's file, the path the tests
-    imported instead), if any; `modules`: the target's modules the tests imported (child -> worker only)."""
+    imported instead), if any; `modules`: the target's modules the tests imported, `imported`: every module the
+    baseline imported (child -> worker only)."""
 
     tests: dict[str, dict]
     shadowed: tuple[str, str] | None = None
     modules: list[str] | None = None
+    imported: list[str] | None = None
 
 
 @dataclass(frozen=True)

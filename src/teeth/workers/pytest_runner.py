@@ -3,7 +3,9 @@ this runner runs its tests (the baseline with per-test coverage, or a mutant's t
 
 from __future__ import annotations
 
+import errno
 import importlib
+import io
 import os
 import sys
 import time
@@ -16,7 +18,7 @@ from teeth.core import MutantScenario, Outcome, Status, WorkerFailure
 from teeth.coverage_map import measure
 from teeth.shadowing import shadowing
 from teeth.workers import interpreter
-from teeth.workers.apply import MutantNotApplied, prepare_mutant
+from teeth.workers.apply import MutantNotApplied, clear_caches, prepare_mutant
 from teeth.workers.kernel_launches import kernel_launches
 from teeth.workers.protocol import BaselineDone, Collected, Fatal, Running, WorkerSpec, decode
 from teeth.workers.sandbox import restrict_writes
@@ -29,7 +31,16 @@ def _failure(item, reports) -> dict | None:
         if report.failed:
             marker = item.get_closest_marker("check")
             check = getattr(report, "teeth_check", None) or (marker.args[0] if marker and marker.args else "behaviour")
-            return {"test": item.nodeid, "check": check, "detail": _reason(report)[:300]}
+            failure = {"test": item.nodeid, "check": check, "detail": _reason(report)[:300]}
+            denied = getattr(report, "teeth_denied", None)
+            return {**failure, "denied": denied} if denied else failure
+    return None
+
+
+def denied_path(exc: BaseException | None) -> str | None:
+    """The path of a write the system refused (EACCES, EPERM, EROFS): what the sandbox refuses looks so."""
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) and exc.filename:
+        return os.fsdecode(exc.filename)
     return None
 
 
@@ -62,32 +73,53 @@ def _run_item(item) -> dict | None:
 class PytestRunner:
     """Runs collected pytest items: the baseline with per-test coverage, a mutant's tests until one fails."""
 
-    def __init__(self, items: dict, files: list[str], copies: dict[str, str] | None = None):
-        """`copies`: a target file -> its copy in the scratch tree, where the tests may import it from instead."""
+    def __init__(self, items: dict, files: list[str], copies: dict[str, str] | None = None,
+                 concurrency: list[str] | None = None):
+        """`copies`: a target file -> its copy in the scratch tree, where the tests may import it from instead;
+        `concurrency`: coverage.py's concurrency models for the baseline (None: those the tests import)."""
         self.items, self.files = items, files
+        self.concurrency = concurrency
         self.copies = copies or {}
         self.originals = {os.path.realpath(copy): file for file, copy in self.copies.items()}
 
-    def baseline(self, only: list[str] | None) -> BaselineDone:
+    def baseline(self, only: list[str] | None, report: Callable[[Running], object] = lambda running: None,
+                 retries: int = 0) -> BaselineDone:
+        """In the baseline's child: every test once under coverage; `report` says which test runs now, so that a
+        crash can name it; a failing test runs again up to `retries` times, and one that then passes is flaky."""
+        before = set(sys.modules)
+        clear_caches([*self.files, *self.copies.values()])
         items = list(self.items.values()) if only is None else [self.items[t] for t in only if t in self.items]
         files = [*self.files, *self.copies.values()]
+        counted = iter(range(1, len(items) + 1))
+
+        def reported(item):
+            report(Running(item.nodeid, next(counted)))
+            return _run_item(item)
+
         launches = kernel_launches()
         if launches is None:
-            tests = measure(items, files, _run_item)
+            tests = measure(items, files, reported, self.concurrency)
         else:  # interpreted triton kernels: coverage at launch level, not line by line per program instance
             def run_item(item):
                 with launches.test(item.nodeid):
-                    return _run_item(item)
+                    return reported(item)
 
             with launches.installed():
-                tests = measure(items, files, run_item)
+                tests = measure(items, files, run_item, self.concurrency)
             launches.credit(tests, {os.path.realpath(f) for f in files})
+        for nodeid, record in tests.items():
+            for attempt in range(1, retries + 1 if record["failure"] else 0):
+                report(Running(nodeid, len(items)))
+                if _run_item(self.items[nodeid]) is None:  # passed on a retry: flaky, never kill evidence
+                    record["failure"] = {**record["failure"], "flaky": True, "passed_on_retry": attempt}
+                    break
         for record in tests.values():  # lines of a copy are lines of the target's file
             record["lines"] = {self.originals.get(path, path): lines for path, lines in record["lines"].items()}
         shadowed = shadowing([*self.files, *self.copies.values()])
         if shadowed:
             shadowed = (self.originals.get(shadowed[0], shadowed[0]), shadowed[1])
-        return BaselineDone(tests, shadowed, self._target_modules())
+        imported = [name for name in list(sys.modules) if name not in before]
+        return BaselineDone(tests, shadowed, self._target_modules(), imported)
 
     def _target_modules(self) -> list[str]:
         """The modules of the target's files (or their copies) the tests imported."""
@@ -161,6 +193,7 @@ class WorkerPlugin:
         report = yield
         if call.excinfo is not None:
             report.teeth_check = check_of(call.excinfo.value)
+            report.teeth_denied = denied_path(call.excinfo.value)
             message = str(call.excinfo.value).strip().splitlines()
             report.teeth_reason = call.excinfo.typename + (f": {message[0]}" if message else "")
         return report
@@ -180,7 +213,7 @@ class WorkerPlugin:
                 return True
         items = {item.nodeid: item for item in session.items}
         self.channel.send(Collected(list(items), self.protection))
-        runner = PytestRunner(items, self.spec.files, self.spec.copies)
+        runner = PytestRunner(items, self.spec.files, self.spec.copies, self.spec.concurrency)
         Supervisor(runner, self.channel, self.spec.execution).serve()
         return True
 
@@ -195,10 +228,47 @@ def main() -> None:
     sys.dont_write_bytecode = True
     interpreter.prepare(spec.interpreter)  # interpreter profiles: gaps closed, launches bounds-checked
     plugin = WorkerPlugin(spec, channel, protection)
-    code = pytest.main(spec.args, plugins=[plugin])
+    stderr, sys.stderr = sys.stderr, _Kept(sys.stderr)  # what pytest says before it collects (a conftest's error)
+    try:
+        code = pytest.main(spec.args, plugins=[plugin])
+    finally:
+        said, sys.stderr = sys.stderr.kept.getvalue(), stderr
     if not plugin.served:
-        detail = "; ".join(plugin.collect_errors) or f"pytest exited with code {int(code)} before running tests"
+        detail = "; ".join(plugin.collect_errors) or _before_collection(said) or \
+            f"pytest exited with code {int(code)} before running tests"
         channel.send(Fatal(detail))
+
+
+class _Kept(io.TextIOBase):
+    """A stream that writes through to another and keeps the first 64 KiB written to it."""
+
+    def __init__(self, stream):
+        self.stream, self.kept = stream, io.StringIO()
+
+    def write(self, text: str) -> int:
+        if self.kept.tell() < 1 << 16:
+            self.kept.write(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+
+def _before_collection(said: str) -> str | None:
+    """pytest's own words for why it stopped before collecting: a conftest that fails to import is "ImportError
+    while loading conftest 'PATH'." and, last, its error (`E   ModuleNotFoundError: ...`)."""
+    lines = [line.strip() for line in said.splitlines() if line.strip()]
+    conftest = next((line for line in lines if line.startswith("ImportError while loading conftest")), None)
+    errors = [line.removeprefix("E").strip() for line in lines if line.startswith("E ")]
+    if conftest:
+        return conftest.rstrip(".") + (f": {errors[-1]}" if errors else "")
+    return lines[-1] if lines else None
 
 
 if __name__ == "__main__":

@@ -132,21 +132,11 @@ class Supervisor:
     def _handle(self, message: Message) -> bool:
         if isinstance(message, Quit):
             return False
-        if isinstance(message, Baseline) and self.execution == "cold":
-            # In a child, like every mutant: this process never runs a test, so it never initialises CUDA.
-            self.fork(message, lambda report: self.runner.baseline(message.tests))
-        elif isinstance(message, Baseline):
-            # In this process, not a child: the baseline also warms every lazy import and first-call
-            # initialisation (torch's take seconds) that each forked mutant would otherwise pay again.
-            done = self.runner.baseline(message.tests)
-            self.channel.send(BaselineDone(done.tests, done.shadowed))
-            gc.collect()
-            gc.freeze()  # children then leave the warm heap's pages shared
-            if cuda_initialised():
-                self.channel.send(Fatal("the baseline initialised CUDA; a process that has initialised CUDA "
-                                        "cannot be forked for mutants (a profile with execution = \"cold\" runs "
-                                        "the baseline in a child)"))
-                return False
+        if isinstance(message, Baseline):
+            # In a child, like every mutant: whatever the tests leave behind (a filled functools cache, a module's
+            # memo dict, a class attribute) dies with it, and each mutant forks from this process as collection
+            # left it. Warm, this process then imports what the baseline imported (`after_baseline`).
+            self.fork(message, lambda report: self.runner.baseline(message.tests, report, message.retries))
         elif isinstance(message, MutantScenario):
             try:
                 put_in_place = self.runner.prepare(message)
@@ -181,10 +171,29 @@ class Supervisor:
         duration = time.perf_counter() - child.started
         result = child.last_message()
         running = result if isinstance(result, Running) else None  # only the test it was running: it did not finish
-        if isinstance(result, BaselineDone):  # a cold baseline: what its tests imported is imported here too
-            self.runner.import_modules(result.modules or [])
-            result = BaselineDone(result.tests, result.shadowed)
+        if isinstance(result, BaselineDone):
+            self.channel.send(BaselineDone(result.tests, result.shadowed))
+            fatal = self.after_baseline(result)
+            if fatal is not None:
+                self.channel.send(fatal)
+            return
         self.channel.send(self._verdict(child, status, duration, None if running else result, running))
+
+    def after_baseline(self, done: BaselineDone) -> Fatal | None:
+        """The baseline's child imported modules lazily: import them here too, so that mutants find them (the
+        target's modules) and do not pay for them again (warm: every module it imported; importing runs no test).
+        Warm, the heap is then frozen, so that children leave its pages shared."""
+        self.runner.import_modules(done.modules or [])
+        if self.execution == "cold":
+            return None
+        self.runner.import_modules(done.imported or [])
+        gc.collect()
+        gc.freeze()
+        if cuda_initialised():
+            return Fatal("importing what the baseline imported initialised CUDA; a process that has initialised "
+                         "CUDA cannot be forked for mutants (a profile with execution = \"cold\" imports only the "
+                         "target's modules)")
+        return None
 
     def _verdict(self, child: Child, status: int, duration: float, result: Message | None,
                  running: Running | None) -> Message:
@@ -206,9 +215,11 @@ class Supervisor:
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             return Outcome.failed(ident, WorkerFailure.CRASHED, f"crashed with {signal.Signals(sig).name}",
-                                  signal=sig, duration=duration)
+                                  signal=sig, duration=duration,
+                                  killed_by=running.test if running else None)  # the baseline's test that crashed
         return Outcome.failed(ident, WorkerFailure.NO_RESULT,
-                              f"exited with code {os.WEXITSTATUS(status)} without a result", duration=duration)
+                              f"exited with code {os.WEXITSTATUS(status)} without a result",
+                              duration=duration, killed_by=running.test if running else None)
 
     def serve(self) -> None:
         self.selector.register(self.channel.in_fd, selectors.EVENT_READ, None)

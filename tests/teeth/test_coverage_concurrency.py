@@ -1,0 +1,35 @@
+"""Coverage that follows the code: coverage.py's concurrency models follow what the tests import (or the target's
+`concurrency`), and recorded lines a file does not have are an error naming the test, never data."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import results_of
+
+from teeth.coverage_map import LinesPastTheEnd, check_lines, concurrency_of
+
+
+def test_the_concurrency_models_follow_the_light_threads_the_tests_imported():
+    assert concurrency_of({"os": None}) == ["thread"]
+    assert concurrency_of({"greenlet": None}) == ["thread", "greenlet"]
+    assert concurrency_of({"greenlet": None, "gevent": None}) == ["thread", "gevent"]
+
+
+def test_lines_past_the_end_of_a_file_are_an_error_naming_the_test(tmp_path):
+    tests = {"tests/test_a.py::test_ok": {"lines": {"/x/a.py": [1, 3]}},
+             "tests/test_a.py::test_odd": {"lines": {"/x/a.py": [2, 717]}}}
+    with pytest.raises(LinesPastTheEnd, match=r"line 717 of /x/a.py, which has 265 lines, for tests/test_a.py::"
+                                              r"test_odd"):
+        check_lines(tests, {"/x/a.py": 265})
+    check_lines(tests, {"/x/a.py": 717})  # every line exists: nothing to say
+
+
+def test_a_hook_run_inside_a_greenlet_is_covered_and_its_mutants_killed(project, teeth):
+    pytest.importorskip("greenlet")
+    root = project("hook_in_greenlet")
+    done = teeth("run", "--target", "hooks", "--audit", "all", cwd=root)
+    assert done.returncode == 0, done.stderr
+    rows = results_of(teeth, root)
+    after_the_switch = [r for r in rows if r["line"] in (6, 7)]  # the lines run after the greenlet is resumed
+    assert after_the_switch and {r["status"] for r in after_the_switch} == {"killed"}, rows
+    assert "0 disagreement(s)" in done.stdout or "audit" not in done.stdout
