@@ -3,7 +3,7 @@ reports each disagreement with the verdict that coverage-based test selection ga
 
 from __future__ import annotations
 
-from conftest import assert_one_line_error, results_of, teeth_in_process
+from tests.helpers.cli import assert_one_line_error, results_of, teeth_in_process
 
 ESCAPED = "tests/test_clip.py::test_scale_under_its_own_tracer"
 

@@ -3,7 +3,7 @@ the process, named; a conftest's import error; a write the sandbox refused, with
 
 from __future__ import annotations
 
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 
 def test_each_failing_test_is_named_with_the_first_line_of_its_failure(project, teeth):

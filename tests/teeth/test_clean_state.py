@@ -7,7 +7,7 @@ import functools
 import sys
 import types
 
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 from teeth.workers.apply import prepare_mutant
 

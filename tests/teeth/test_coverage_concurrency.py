@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 from teeth.coverage_map import LinesPastTheEnd, check_lines, concurrency_of
 

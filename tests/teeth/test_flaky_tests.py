@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from conftest import results_of
+from tests.helpers.cli import results_of
 
 FLAKY = "tests/test_flaky.py::test_fails_on_its_first_call"
 
