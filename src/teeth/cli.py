@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import signal
+import sqlite3
 import sys
 import threading
 
@@ -20,11 +21,12 @@ from teeth.cli_options import (DB_HELP, config_option, configured, db_option, fo
                                root_option, run_options, source_root)
 from teeth.config import load_config
 from teeth.core import STATUSES, Status, kill_rate
-from teeth.errors import EXIT_INTERRUPTED, EXIT_USAGE, TeethError
+from teeth.errors import EXIT_INTERRUPTED, EXIT_STORE_FULL, EXIT_USAGE, TeethError
 from teeth.operators import all_operators, bug_class, select_operators
 from teeth.report.progress import RichProgress
 from teeth.shards import Shard
 from teeth.store import Store, db_path
+from teeth.store_opening import disk_full
 
 console = Console()
 errors = Console(stderr=True)
@@ -50,6 +52,11 @@ class TeethGroup(click.Group):
         except TeethError as exc:
             click.echo(f"teeth: error: {' '.join(str(exc).splitlines())}", err=True)  # one line, always
             sys.exit(exc.exit_code)
+        except sqlite3.OperationalError as exc:  # a command without a run to keep resumable (merge, a token)
+            if not disk_full(exc):
+                raise
+            click.echo(f"teeth: error: cannot record: {exc}; free some space and run it again", err=True)
+            sys.exit(EXIT_STORE_FULL)
         except KeyboardInterrupt:
             click.echo("teeth: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)

@@ -151,3 +151,26 @@ def test_merge_refuses_a_shard_as_the_database_it_writes_into_by_any_name(shards
         assert done.returncode == EXIT_SHARDS_REFUSED, done.stderr
         assert f"--into {into} is the shard" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert [c.read_bytes() for c in copies] == before  # no run with 0 outcomes added to a shard
+
+
+def test_a_full_disk_while_merging_is_one_line_and_leaves_no_run(shards, tmp_path, monkeypatch):
+    import sqlite3 as sqlite
+
+    from conftest import assert_one_line_error, teeth_in_process
+    from teeth.errors import EXIT_STORE_FULL
+    from teeth.store import Store
+
+    root, _, parts = shards
+    into = tmp_path / "merged.db"
+    written = Store.record_outcomes
+
+    def full(self, run_id, rows):  # the runs row is in; its outcomes find the disk full
+        written(self, run_id, rows[:1])
+        raise sqlite.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Store, "record_outcomes", full)
+    result = teeth_in_process("merge", *parts, "--into", into, cwd=root)
+    assert_one_line_error(result, "database or disk is full", code=EXIT_STORE_FULL)
+    with sqlite.connect(into) as conn:
+        assert conn.execute("select count(*) from runs").fetchone() == (0,)
+        assert conn.execute("select count(*) from outcomes").fetchone() == (0,)
