@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import signal
+import sqlite3
 import sys
 import threading
 
@@ -20,27 +21,42 @@ from teeth.cli_options import (DB_HELP, config_option, configured, db_option, fo
                                root_option, run_options, source_root)
 from teeth.config import load_config
 from teeth.core import STATUSES, Status, kill_rate
-from teeth.errors import EXIT_INTERRUPTED, TeethError
+from teeth.errors import EXIT_INTERRUPTED, EXIT_STORE_FULL, EXIT_USAGE, TeethError
 from teeth.operators import all_operators, bug_class, select_operators
 from teeth.report.progress import RichProgress
 from teeth.shards import Shard
 from teeth.store import Store, db_path
+from teeth.store_opening import disk_full
 
 console = Console()
 errors = Console(stderr=True)
 
 
 class TeethGroup(click.Group):
-    """Turns every TeethError into one line on stderr and its exit code."""
+    """Turns every TeethError, and every bad value click finds before teeth (a missing option, a value out of
+    range or not a choice, an unknown command), into one line on stderr and its exit code."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.ClickException as exc:  # an option of `teeth` itself
+            _usage_error(exc)
 
     def invoke(self, ctx):
         main_thread = threading.current_thread() is threading.main_thread()  # only it may set handlers
         previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
         try:
             return super().invoke(ctx)
+        except click.ClickException as exc:  # a command's (or a command group's) arguments
+            _usage_error(exc)
         except TeethError as exc:
             click.echo(f"teeth: error: {' '.join(str(exc).splitlines())}", err=True)  # one line, always
             sys.exit(exc.exit_code)
+        except sqlite3.OperationalError as exc:  # a command without a run to keep resumable (merge, a token)
+            if not disk_full(exc):
+                raise
+            click.echo(f"teeth: error: cannot record: {exc}; free some space and run it again", err=True)
+            sys.exit(EXIT_STORE_FULL)
         except KeyboardInterrupt:
             click.echo("teeth: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
@@ -48,6 +64,16 @@ class TeethGroup(click.Group):
             for sig, handler in previous.items():  # then any other is ignored until the process has exited
                 if signal.getsignal(sig) is _interrupt:
                     signal.signal(sig, handler)
+
+
+def _usage_error(exc: click.ClickException) -> None:
+    """click's three lines (usage, a hint, the error) as teeth's one; `teeth` alone still prints the help."""
+    if type(exc).__name__ == "NoArgsIsHelpError":  # click 8.2: a group run without a command
+        raise exc
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+    click.echo(f"teeth: error: {' '.join(exc.format_message().splitlines())}{where}", err=True)
+    sys.exit(EXIT_USAGE)
 
 
 def _interrupt(signum, frame):

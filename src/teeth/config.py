@@ -18,7 +18,7 @@ from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 TARGET_KEYS = {"files", "modules", "tests", "pytest_args", "operators", "profiles", "ops", "root",
                "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor", "profile_files", "op_from",
                "baseline_timeout", "sandbox", "equivalent", "skip", "contiguous_decorators",
-               "baseline_retries", "flaky", "concurrency"}
+               "baseline_retries", "flaky", "concurrency", "files_outside_root"}
 
 
 @dataclass
@@ -174,8 +174,9 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         raise ConfigError(f"target {name!r}: unknown key(s) {', '.join(sorted(unknown))}; "
                           f"known: {', '.join(sorted(TARGET_KEYS))}")
     root = (base / table.get("root", ".")).resolve()
-    files = _files(name, root, table.get("files", []), table.get("modules", []))
-    globbed = set(_files(name, root, table["files"], [])) if table.get("files") else set()
+    outside = table.get("files_outside_root", False)
+    files = _files(name, root, table.get("files", []), table.get("modules", []), outside)
+    globbed = set(_files(name, root, table["files"], [], outside)) if table.get("files") else set()
     import_roots = {f: r for f, r in _import_roots(table.get("modules", [])).items() if f not in globbed}
     tests = [str(t) for t in table.get("tests", [])]
     if not tests:
@@ -198,7 +199,8 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         required_operators=table.get("required_operators"),
         timeout_floor=float(table.get("timeout_floor", 5.0)),
         timeout_factor=float(table.get("timeout_factor", 5.0)),
-        profile_files={p: set(_files(name, root, globs, [])) for p, globs in table.get("profile_files", {}).items()},
+        profile_files={p: set(_files(name, root, globs, [], outside))
+                       for p, globs in table.get("profile_files", {}).items()},
         op_from=_choice(name, "op_from", table.get("op_from", "function"), ("function", "file")),
         baseline_timeout=float(table.get("baseline_timeout", 1800.0)),
         sandbox=bool(table.get("sandbox", True)),
@@ -240,13 +242,28 @@ def _import_roots(modules: list[str]) -> dict[Path, Path]:
     return roots
 
 
-def _files(name: str, root: Path, patterns: list[str], modules: list[str]) -> list[Path]:
+def _resolved(name: str, path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as exc:  # a symbolic link loop (RuntimeError before Python 3.13)
+        raise ConfigError(f"target {name!r}: cannot resolve {path}: {exc}") from None
+
+
+def _files(name: str, root: Path, patterns: list[str], modules: list[str], outside_root: bool = False) -> list[Path]:
     found: list[Path] = []
     for pattern in patterns:
-        matches = sorted(Path(p).resolve() for p in glob.glob(str(root / pattern), recursive=True))
+        matches = sorted(_resolved(name, Path(p)) for p in glob.glob(str(root / pattern), recursive=True))
         if not matches:
             raise ConfigError(f"target {name!r}: no file matches {pattern!r} under {root}")
-        found.extend(m for m in matches if m.suffix == ".py")
+        for match in (m for m in matches if m.suffix == ".py"):
+            if not match.is_file():
+                what = "a folder" if match.is_dir() else "not a file (a dangling symbolic link?)"
+                raise ConfigError(f"target {name!r}: {match} (from {pattern!r}) is {what}, not a Python file")
+            if not match.is_relative_to(root) and not outside_root:
+                raise ConfigError(f"target {name!r}: {match} (from {pattern!r}) is outside the target's root {root}, "
+                                  f"and teeth apply writes into the files it mutates; set files_outside_root = true "
+                                  f"to mutate it anyway")
+            found.append(match)
     for module in modules:
         try:
             spec = importlib.util.find_spec(module)

@@ -58,6 +58,7 @@ class TargetTable(_Table):
     """`[tool.teeth.targets.NAME]`"""
 
     files: list[PathText] = []
+    files_outside_root: bool = False  # files may match paths outside `root` (teeth apply writes there)
     modules: list[PathText] = []
     tests: list[PathText] = Field(min_length=1)
     pytest_args: list[str] = []

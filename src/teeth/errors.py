@@ -10,6 +10,7 @@ EXIT_WORKER_FAILED = 4
 EXIT_PUSH_FAILED = 5
 EXIT_TREE_REFUSED = 6  # teeth apply: a file git or teeth cannot restore exactly
 EXIT_SHARDS_REFUSED = 7  # teeth merge: shards that do not make one run
+EXIT_STORE_FULL = 8  # the database's disk is full: what was recorded stays, the run is resumable
 EXIT_INTERRUPTED = 130
 
 
@@ -59,3 +60,9 @@ class ShardsRefused(TeethError):
     """`teeth merge`: shards of different commits, targets or configs, overlapping, missing or unfinished."""
 
     exit_code = EXIT_SHARDS_REFUSED
+
+
+class StoreFull(TeethError):
+    """SQLite answered "database or disk is full" while a command recorded: what it had written stays."""
+
+    exit_code = EXIT_STORE_FULL

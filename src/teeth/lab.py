@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import platform
+import sqlite3
 import subprocess
 import time
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from teeth.config import Target
 from teeth.core import MutantScenario, Outcome, Status
 from teeth.coverage_map import CoverageMap
 from teeth.discover import Discovery, Mutant, discover
-from teeth.errors import BaselineFailed, ConfigError
+from teeth.errors import BaselineFailed, ConfigError, StoreFull
 from teeth.evidence import evidence, judge_baseline
 from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
@@ -24,6 +25,7 @@ from teeth.ordering import KillHistory
 from teeth.profiles import Profile
 from teeth.selection import BaselineSelection
 from teeth.store import Store
+from teeth.store_opening import disk_full
 from teeth.workers.base import Backends
 
 VERSIONED = ("teeth", "torch", "triton", "pytest", "mutmut", "libcst", "coverage")
@@ -110,9 +112,14 @@ class Lab:
         mutants = select_ops(discovery.mutants, ops)
         if scope is not None:  # teeth check: only the changed functions
             mutants = scope(mutants)
-        self.store.record_mutants(mutants)  # the mutant list is written before any test runs
-        clock["discover"] = time.perf_counter() - clock["started"]
-        run_id, done = self._open_run(operators, profiles, resume, options or {})
+        try:
+            self.store.record_mutants(mutants)  # the mutant list is written before any test runs
+            clock["discover"] = time.perf_counter() - clock["started"]
+            run_id, done = self._open_run(operators, profiles, resume, options or {})
+        except sqlite3.OperationalError as exc:
+            if disk_full(exc):
+                raise self._full(exc) from None
+            raise
         summary = RunSummary(run_id, discovery, mutants, "running", notes=self.notes)
         try:
             for profile in profiles:
@@ -123,9 +130,12 @@ class Lab:
         except BaselineFailed:
             summary.status = "baseline_failed"
             raise
-        except Exception:
-            summary.status = "failed"
-            raise
+        except Exception as exc:
+            if not disk_full(exc):
+                summary.status = "failed"
+                raise
+            summary.status = "interrupted"  # what was recorded stays; --resume continues once there is space
+            raise self._full(exc) from None
         else:
             summary.status = "completed"
         finally:
@@ -136,9 +146,22 @@ class Lab:
             summary.timings = clock
             summary.totals = self.store.outcome_counts(run_id)
             summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
-            self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
-                                  clock, summary.totals)
+            try:
+                self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
+                                      clock, summary.totals)
+            except sqlite3.OperationalError as exc:
+                if not disk_full(exc):
+                    raise
+                if summary.status == "completed":
+                    raise self._full(exc) from None
+                # else the error in flight stands; the run stays `running`: once this process has exited, it is
+                # abandoned, and --resume continues it
         return summary
+
+    def _full(self, exc: sqlite3.OperationalError) -> StoreFull:
+        then = f"; free some space, then continue it: teeth run --target {self.target.name} --resume" \
+            if self.run_id is not None else ""
+        return StoreFull(f"cannot record in {self.store.path}: {exc}; what was recorded is kept{then}")
 
     def _open_run(self, operators, profiles, resume: bool, options: dict) -> tuple[int, set]:
         if resume:

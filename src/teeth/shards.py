@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +122,9 @@ def _short(value) -> str:
 
 def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
     """Join the shards' runs into one new run of the database `into`; return its id."""
+    for path in paths:  # the same file by any name (a relative path, a symbolic or hard link): its inode
+        if into.exists() and path.exists() and os.path.samefile(path, into):
+            raise ShardsRefused(f"--into {into} is the shard {path}: the merged run goes into another database")
     shards = sorted((read_shard(p, target) for p in paths), key=lambda s: s.shard.index)
     check_shards(shards)
     first = shards[0]

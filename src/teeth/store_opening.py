@@ -69,6 +69,12 @@ def open_for_writing(path: Path) -> sqlite_utils.Database:
     return db
 
 
+def disk_full(exc: BaseException) -> bool:
+    """Is this SQLite's SQLITE_FULL ("database or disk is full")?"""
+    return isinstance(exc, sqlite3.OperationalError) and (
+        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc))
+
+
 def retry_while_locked(step, timeout: float = BUSY_TIMEOUT):
     """Run `step` again while SQLite answers "database is locked" without waiting (switching a new database to
     WAL, or two runs creating one database at once, can): for up to `timeout` seconds, then the error stands."""

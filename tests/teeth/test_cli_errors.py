@@ -90,3 +90,55 @@ def test_python_dash_m_teeth_is_the_teeth_command():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "wrong_slice_start" in done.stdout
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (("run", "--target", "rows", "--jobs", "0"), "'--jobs'"),
+    (("results", "--format", "bogus"), "'--format'"),
+    (("run",), "'--target'"),
+    (("serve", "--port", "70000"), "'--port'"),
+    (("serve", "token", "create"), "'NAME'"),
+    (("bogus",), "'bogus'"),
+    (("--bogus",), "--bogus"),
+])
+def test_a_value_click_refuses_before_teeth_is_one_line_and_exit_2(tmp_path, args, fragment):
+    result = teeth_in_process(*args, cwd=tmp_path)
+    assert_one_line_error(result, fragment, "--help")
+    assert "Usage:" not in result.output
+
+
+def test_teeth_alone_still_prints_its_help(tmp_path):
+    result = teeth_in_process(cwd=tmp_path)
+    assert "Usage:" in result.output and "run" in result.output
+
+
+def _files(root, *patterns: str, extra: str = "") -> None:
+    """The target's `files` (and `extra` lines) in place of weak_suite's."""
+    listed = ", ".join(f'"{p}"' for p in patterns)
+    (root / "pyproject.toml").write_text(f'[tool.teeth.targets.rows]\nfiles = [{listed}]{extra}\ntests = ["tests"]\n'
+                                         '\n[tool.pytest.ini_options]\npythonpath = ["."]\n')
+
+
+def test_a_folder_named_like_a_target_file_is_one_line(weak_suite):
+    (weak_suite.root / "adir.py").mkdir()
+    _files(weak_suite.root, "adir.py")
+    assert_one_line_error(weak_suite("run", "--target", "rows"), "adir.py", "is a folder, not a Python file")
+
+
+@pytest.mark.parametrize("link", ["loop.py", "dangling.py"])
+def test_a_symbolic_link_loop_or_a_dangling_link_as_a_target_file_is_one_line(weak_suite, link):
+    (weak_suite.root / link).symlink_to(link if link == "loop.py" else "missing.py")
+    _files(weak_suite.root, link)
+    assert_one_line_error(weak_suite("run", "--target", "rows"), link)
+
+
+def test_a_file_outside_the_targets_root_is_refused_unless_the_config_allows_it(weak_suite, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "calc.py").write_text("def double(x):\n    return x * 2\n")
+    _files(weak_suite.root, "rows.py", "../other/calc.py")
+    assert_one_line_error(weak_suite("run", "--target", "rows", "--op", "nope"), f"{other / 'calc.py'}",
+                          "outside the target's root", "files_outside_root = true")
+    _files(weak_suite.root, "rows.py", "../other/calc.py", extra="\nfiles_outside_root = true")
+    # allowed: the config is read and the files discovered; only the unknown op is refused now
+    assert_one_line_error(weak_suite("run", "--target", "rows", "--op", "nope"), "unknown op 'nope'")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.helpers.cli import results_of
+from teeth.errors import EXIT_STORE_FULL
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -165,3 +167,58 @@ def test_ctrl_c_before_the_run_opens_is_one_line_and_records_nothing(project, te
     again = CliRunner().invoke(main, ["run", "--target", "rows", "--db", str(db)])
     assert again.exit_code == 130 and "recorded as interrupted" not in again.output, again.output
     assert _statuses(db) == [(1, "completed")]
+
+
+FULL_DISK = '''"""teeth, with the database's disk full once the first outcomes are recorded: every later write of outcomes
+fails as SQLite fails then (and, with FIXTURE_FULL_FINISH, the run's last update too)."""
+import os
+import sqlite3
+import sys
+
+from teeth.cli import main
+from teeth.store import Store
+
+recorded, calls = Store.record_outcomes, []
+
+
+def record_outcomes(self, run_id, rows):
+    calls.append(len(rows))
+    if len(calls) > 1:
+        raise sqlite3.OperationalError("database or disk is full")
+    recorded(self, run_id, rows)
+
+
+def finish_run(self, *args):
+    raise sqlite3.OperationalError("database or disk is full")
+
+
+Store.record_outcomes = record_outcomes
+if os.environ.get("FIXTURE_FULL_FINISH"):
+    Store.finish_run = finish_run
+sys.argv[0] = "teeth"
+main()
+'''
+
+
+@pytest.mark.parametrize("finish", ["recorded", "not recorded either"])
+def test_a_full_disk_while_recording_is_one_line_keeps_what_was_recorded_and_resumes(project, tmp_path, teeth,
+                                                                                     finish):
+    root, db = project("slow_suite"), teeth.db
+    script = tmp_path / "full_disk.py"
+    script.write_text(FULL_DISK)
+    env = {**os.environ, **({"FIXTURE_FULL_FINISH": "1"} if finish != "recorded" else {})}
+    done = subprocess.run([sys.executable, str(script), "run", "--target", "steps", "--jobs", "1", "--db", str(db)],
+                          cwd=root, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == EXIT_STORE_FULL, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert "Traceback" not in done.stderr and "database or disk is full" in lines[-1], done.stderr
+    assert "teeth run --target steps --resume" in lines[-1]
+    with sqlite3.connect(db) as conn:
+        kept = conn.execute("select mutant_id from outcomes").fetchall()
+        total = conn.execute("select count(*) from mutants").fetchone()[0]
+    assert 0 < len(kept) < total  # the first outcomes stay; the run did not finish
+    # left `interrupted`, or `running` by a process that has exited: either way --resume continues it
+    assert _statuses(db) == [(1, "interrupted" if finish == "recorded" else "running")]
+    _finished_exactly_once(teeth, root, db)
+    with sqlite3.connect(db) as conn:
+        assert set(kept) <= set(conn.execute("select mutant_id from outcomes").fetchall())

@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -16,6 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cli import results_of
+from teeth.errors import ConfigError
+from teeth.workers.sandbox import abi_version
+from teeth.workers.scratch import SMALL_FILE, Scratch
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="supervision through /proc and pidfds: Linux")
 
@@ -181,3 +185,79 @@ def test_sigkill_of_the_warm_worker_stops_its_looping_mutants_and_the_run(projec
     _, stderr = process.communicate(timeout=30)  # it blocked for 10+ minutes
     assert process.returncode == 4 and "Traceback" not in stderr, stderr
     assert none_left(hostile.token)
+
+
+def _link_out_of_the_tree(root: Path, elsewhere: Path) -> None:
+    """The probe's reproduction: the tree's `data` is a link to a folder outside it, holding the file to keep."""
+    elsewhere.mkdir()
+    (root / "data" / "precious.txt").rename(elsewhere / "precious.txt")
+    (root / "data").rmdir()
+    (root / "data").symlink_to(elsewhere)
+
+
+def _sandbox_off(root: Path) -> None:
+    config = root / "pyproject.toml"
+    config.write_text(config.read_text().replace('tests = ["tests"]', 'tests = ["tests"]\nsandbox = false'))
+
+
+def test_without_the_sandbox_a_link_out_of_the_tree_is_refused_and_nothing_outside_is_deleted(project, tmp_path,
+                                                                                             hostile):
+    root, elsewhere = project("removes_through_a_link"), tmp_path / "elsewhere"
+    _link_out_of_the_tree(root, elsewhere)
+    _sandbox_off(root)
+    done = hostile.run("run", "--target", "entries", cwd=root)
+    assert (elsewhere / "precious.txt").exists()  # the mutant `name in protected` removed it through the link
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert "Traceback" not in done.stderr and f"{root / 'data'} is a symbolic link to {elsewhere}" in lines[-1]
+    assert none_left(hostile.token)
+
+
+@pytest.mark.skipif(abi_version() < 1, reason="the sandbox needs Landlock")
+def test_under_the_sandbox_a_link_out_of_the_tree_stays_and_writing_through_it_is_refused(project, tmp_path, hostile):
+    root, elsewhere = project("removes_through_a_link"), tmp_path / "elsewhere"
+    _link_out_of_the_tree(root, elsewhere)
+    done = hostile.run("run", "--target", "entries", cwd=root)
+    # the baseline writes through the link too: the sandbox refuses it, so the suite fails before any mutation
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr
+    assert sorted(os.listdir(elsewhere)) == ["precious.txt"]
+
+
+def test_a_link_to_the_users_tree_leads_into_the_copy_and_a_small_file_outside_is_copied(tmp_path):
+    root, elsewhere = tmp_path / "root", tmp_path / "elsewhere"
+    (root / "real").mkdir(parents=True)
+    (root / "real" / "kept.txt").write_text("the user's")
+    elsewhere.mkdir()
+    (elsewhere / "settings.toml").write_text("small = true")
+    (root / "absolute").symlink_to(root / "real")  # an absolute link into the tree: in a plain copy, the user's
+    (root / "relative").symlink_to("real/kept.txt")
+    (root / "settings.toml").symlink_to(elsewhere / "settings.toml")
+    (root / "loop").symlink_to("loop")
+    scratch = Scratch(root, "links")
+    try:
+        (scratch.tree / "absolute" / "kept.txt").unlink()
+        (scratch.tree / "relative").write_text("the copy's")
+        (scratch.tree / "settings.toml").write_text("changed")
+        assert (root / "real" / "kept.txt").read_text() == "the user's"
+        assert (elsewhere / "settings.toml").read_text() == "small = true"
+        assert not (scratch.tree / "settings.toml").is_symlink()
+        assert os.path.realpath(scratch.tree / "absolute").startswith(str(scratch.tree))
+    finally:
+        scratch.remove()
+
+
+@pytest.mark.parametrize("outside", ["folder", "dangling", "large file"])
+def test_without_the_sandbox_any_other_link_out_of_the_tree_is_a_config_error_and_leaves_no_scratch(tmp_path,
+                                                                                                  outside):
+    root, elsewhere = tmp_path / "root", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    target = {"folder": elsewhere, "dangling": elsewhere / "missing", "large file": elsewhere / "big.bin"}[outside]
+    if outside == "large file":
+        target.write_bytes(b"\0" * (SMALL_FILE + 1))
+    (root / "way_out").symlink_to(target)
+    scratches = set(Path(tempfile.gettempdir()).glob("teeth-links-*"))
+    with pytest.raises(ConfigError, match=f"{root / 'way_out'} is a symbolic link to {target}"):
+        Scratch(root, "links")
+    assert set(Path(tempfile.gettempdir()).glob("teeth-links-*")) == scratches
+    Scratch(root, "links", sandboxed=True).remove()  # the sandbox refuses writes through it: the link may stay

@@ -136,3 +136,41 @@ def test_the_config_digest_changes_with_what_decides_outcomes(shards, tmp_path):
     shutil.copytree(root, pyproject.parent, ignore=shutil.ignore_patterns("__pycache__"))
     pyproject.write_text(pyproject.read_text().replace('tests = ["tests"]', 'tests = ["tests"]\ntimeout_floor = 9.0'))
     assert load_config(None, pyproject.parent).target("rows").digest() != digest
+
+
+def test_merge_refuses_a_shard_as_the_database_it_writes_into_by_any_name(shards, tmp_path):
+    root, _, parts = shards
+    copies = [tmp_path / p.name for p in parts]
+    for part, copy in zip(parts, copies):
+        shutil.copy(part, copy)
+    (tmp_path / "linked.db").hardlink_to(copies[2])
+    before = [c.read_bytes() for c in copies]
+    for into in (copies[0], tmp_path / "sub" / ".." / copies[1].name, tmp_path / "linked.db"):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        done = cli("merge", *map(str, copies), "--into", str(into), cwd=root)
+        assert done.returncode == EXIT_SHARDS_REFUSED, done.stderr
+        assert f"--into {into} is the shard" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert [c.read_bytes() for c in copies] == before  # no run with 0 outcomes added to a shard
+
+
+def test_a_full_disk_while_merging_is_one_line_and_leaves_no_run(shards, tmp_path, monkeypatch):
+    import sqlite3 as sqlite
+
+    from conftest import assert_one_line_error, teeth_in_process
+    from teeth.errors import EXIT_STORE_FULL
+    from teeth.store import Store
+
+    root, _, parts = shards
+    into = tmp_path / "merged.db"
+    written = Store.record_outcomes
+
+    def full(self, run_id, rows):  # the runs row is in; its outcomes find the disk full
+        written(self, run_id, rows[:1])
+        raise sqlite.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Store, "record_outcomes", full)
+    result = teeth_in_process("merge", *parts, "--into", into, cwd=root)
+    assert_one_line_error(result, "database or disk is full", code=EXIT_STORE_FULL)
+    with sqlite.connect(into) as conn:
+        assert conn.execute("select count(*) from runs").fetchone() == (0,)
+        assert conn.execute("select count(*) from outcomes").fetchone() == (0,)

@@ -13,11 +13,12 @@ from collections.abc import Iterable, Iterator
 
 from teeth.config import Target
 from teeth.core import Baseline, MutantScenario, Outcome, Status
-from teeth.errors import BaselineFailed, TeethError, WorkerFailed
+from teeth.errors import BaselineFailed, ConfigError, TeethError, WorkerFailed
 from teeth.profiles import Profile
 from teeth.shadowing import refuse_shadowed
 from teeth.workers.base import Backend
 from teeth.workers.protocol import BaselineDone, Collected, Fatal, Message, WorkerSpec, encode, unframe
+from teeth.workers.sandbox import abi_version
 from teeth.workers.scratch import Scratch
 
 WORKER_ENV = {
@@ -55,7 +56,7 @@ class LocalBackend(Backend):
     def __init__(self, target: Target, profile: Profile, jobs: int):
         self.jobs = max(1, jobs)
         self.target = target
-        self.scratch = Scratch(target.root, profile.name)
+        self.scratch = Scratch(target.root, profile.name, sandboxed=target.sandbox and abi_version() >= 1)
         self.buffer = b""
         files = [str(f) for f in target.files]
         copies = {f: copy for f in files if (copy := self.scratch.inside(f)) != f}
@@ -82,6 +83,10 @@ class LocalBackend(Backend):
             raise WorkerFailed(f"worker for profile {profile.name}: {getattr(first, 'message', first)}")
         self.tests = first.tests
         outer = first.protection or "off (sandbox = false)"
+        if self.scratch.links_out and not outer.startswith("landlock"):  # kept for a sandbox that did not hold
+            self.close()
+            raise ConfigError(f"{target.root / self.scratch.links_out[0]} is a symbolic link out of the target's "
+                              f"root and the sandbox did not hold ({outer}); remove the link")
         self.protection = f"scratch copy of {target.root.name}/ ({self.scratch.copy_seconds:.2f} s); writes: {outer}"
         if not self.tests:
             self.close()

@@ -1,5 +1,8 @@
 """The scratch area of one warm worker: a copy of the target's root that its tests run in, a private temp dir, and
-the worker's log. Nothing the tests do touches the user's tree; everything here is removed when the worker stops."""
+the worker's log. Nothing the tests do touches the user's tree; everything here is removed when the worker stops.
+A symbolic link in the tree is no way out of the copy: one to a path inside the root points into the copy, a small
+file outside is copied; any other (a folder outside, a dangling link, a loop) is refused unless the sandbox holds
+writes (then it is kept: reading through it works, writing is refused)."""
 
 from __future__ import annotations
 
@@ -10,26 +13,63 @@ import tempfile
 import time
 from pathlib import Path
 
+from teeth.errors import ConfigError
+
 # Never copied: version control, caches and environments (large, and no test reads them from its tree), and
 # mutants/ (the design's folder for mutated copies).
 SKIPPED_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules",
                 ".pytest_cache", ".mypy_cache", ".ruff_cache", "mutants", ".eggs"}
 SKIPPED_SUFFIXES = (".pyc", ".db", ".db-wal", ".db-shm", ".db-journal")
+SMALL_FILE = 1 << 20  # bytes: a linked file outside the root up to this size is copied into the scratch tree
 MARK = "TEETH_SCRATCH"  # in every worker process's environment: how the run's leftover processes are found
 
 
 class Scratch:
     """`tree`: the copy of `root`; `tmp`: TMPDIR and caches of the tests; `log`: the worker's stderr."""
 
-    def __init__(self, root: Path, label: str):
+    def __init__(self, root: Path, label: str, sandboxed: bool = False):
+        """`sandboxed`: the tests' writes will be confined to this area (Landlock), so a link that leads out of the
+        tree may stay; without it, such a link is a ConfigError naming it, and nothing is left behind."""
         self.root = Path(root).resolve()
         self.dir = Path(tempfile.mkdtemp(prefix=f"teeth-{label}-"))
         self.tree, self.tmp = self.dir / "tree", self.dir / "tmp"
         started = time.perf_counter()
-        shutil.copytree(self.root, self.tree, symlinks=True, ignore=_ignored)
+        try:
+            shutil.copytree(self.root, self.tree, symlinks=True, ignore=_ignored)
+            self.links_out = self._contain_links(sandboxed)
+        except BaseException:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
         self.copy_seconds = time.perf_counter() - started
         self.tmp.mkdir()
         self.log = self.dir / "worker.log"
+
+    def _contain_links(self, sandboxed: bool) -> list[str]:
+        """Make every symbolic link of the copy lead into the copy (see the module's docstring); returns the links
+        kept that lead out of it (only when `sandboxed`)."""
+        kept = []
+        for folder, dirs, files in os.walk(self.tree):
+            for name in [*dirs, *files]:
+                link = Path(folder) / name
+                if not link.is_symlink():
+                    continue
+                relative = link.relative_to(self.tree)
+                resolved = Path(os.path.realpath(self.root / relative))  # never raises: loops and dangling too
+                if resolved.is_relative_to(self.root):  # a link to the user's tree (even an absolute one) now leads to the same place in the copy
+                    link.unlink()
+                    link.symlink_to(os.path.relpath(self.tree / resolved.relative_to(self.root), link.parent))
+                elif resolved.is_file() and resolved.stat().st_size <= SMALL_FILE:
+                    link.unlink()
+                    shutil.copy2(resolved, link)
+                elif sandboxed:
+                    kept.append(relative.as_posix())
+                else:
+                    what = "a folder" if resolved.is_dir() else "a file" if resolved.exists() else "nothing that exists"
+                    raise ConfigError(
+                        f"{self.root / relative} is a symbolic link to {resolved} ({what} outside the target's root): "
+                        f"without the sandbox the tests could change it through the link; remove the link, or run "
+                        f"where the sandbox holds (Linux with Landlock, sandbox = true)")
+        return kept
 
     def env(self) -> dict[str, str]:
         """Where the tests' temp files and the caches of the libraries they use go instead of $HOME or /tmp."""
