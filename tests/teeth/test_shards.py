@@ -156,7 +156,7 @@ def test_merge_refuses_a_shard_as_the_database_it_writes_into_by_any_name(shards
 def test_a_full_disk_while_merging_is_one_line_and_leaves_no_run(shards, tmp_path, monkeypatch):
     import sqlite3 as sqlite
 
-    from conftest import assert_one_line_error, teeth_in_process
+    from tests.helpers.cli import assert_one_line_error, teeth_in_process
     from teeth.errors import EXIT_STORE_FULL
     from teeth.store import Store
 
