@@ -84,7 +84,7 @@ def push_command(url, token, db, run_ref):
     from teeth.serve.push import push_run
     from teeth.serve.store import ServeStore
 
-    if not token.isascii() or not token.isprintable() or " " in token:
+    if not token or not token.isascii() or not token.isprintable() or " " in token:
         raise TeethError("--token must be printable ASCII without spaces (a token from `teeth serve token create`); "
                          "nothing was sent")
     store = ServeStore(db_path(db), create=False)
