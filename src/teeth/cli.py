@@ -24,11 +24,12 @@ from teeth.core import STATUSES, Status, kill_rate
 from teeth.errors import EXIT_INTERRUPTED, EXIT_STORE_FULL, EXIT_USAGE, TeethError
 from teeth.operators import all_operators, bug_class, select_operators
 from teeth.report.progress import RichProgress
+from teeth.report.terminal import Output
 from teeth.shards import Shard
 from teeth.store import Store, db_path
 from teeth.store_opening import disk_full
 
-console = Console()
+console = Output()  # through a pipe: whole lines (report/terminal.py)
 errors = Console(stderr=True)
 
 
@@ -300,16 +301,23 @@ def _profiles(target, names):
 @main.command()
 @run_options
 @click.option("--status", type=click.Choice(STATUSES), default=None)
+@click.option("--op", "ops", multiple=True, help="Only mutants of this op (repeatable).")
+@click.option("--operator", "operator_names", multiple=True, help="Only mutants of this operator (repeatable).")
+@click.option("--file", "files", multiple=True, help="Only mutants in this file, as listed, or a glob such as "
+              "'src/*' (repeatable).")
 @format_option("table", "json", "stryker", "lines",
                help="table; json: a list for scripts; stryker: Stryker's mutation-testing-report-schema v2; lines: "
-               "`path:line:col: STATUS OPERATOR: change` per survivor (survived, no_coverage; or --status).")
+               "`path:line:col: STATUS OPERATOR: change (mutant ID)` per survivor (survived, no_coverage; or --status).")
 @root_option("stryker, lines: where the target's files are read from (default: from the config).")
 @config_option
 @db_option()
-def results(run_ref, target_name, status, fmt, root, config_path, db):
+def results(run_ref, target_name, status, ops, operator_names, files, fmt, root, config_path, db):
     """List the outcomes of a run."""
     from teeth.report.json import results_json
-    from teeth.report.terminal import results_table
+    from teeth.report.terminal import narrowed, results_table
+
+    def rows_of(run_id):
+        return narrowed(store.results(run_id, status), ops, operator_names, files)
 
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
@@ -320,16 +328,17 @@ def results(run_ref, target_name, status, fmt, root, config_path, db):
         if fmt == "lines":
             from teeth.report.lines import SURVIVING, survivor_lines
 
-            for line in survivor_lines(store.results(run_id, status), files_root, (status,) if status else SURVIVING):
+            for line in survivor_lines(rows_of(run_id), files_root, (status,) if status else SURVIVING):
                 click.echo(line)
             return
         from teeth.report.stryker import report_json, run_part
 
-        if status:
-            raise TeethError("--status narrows table, json and lines; a stryker report holds every mutant")
+        if status or ops or operator_names or files:
+            raise TeethError("--status, --op, --operator and --file narrow table, json and lines; a stryker report "
+                             "holds every mutant")
         click.echo(report_json([run_part(store, run_id, files_root, configured(target, config_path, "fail_under"))]))
         return
-    rows = store.results(run_id, status)
+    rows = rows_of(run_id)
     if fmt == "json":
         click.echo(results_json(rows))
     else:

@@ -238,8 +238,8 @@ class Store:
     def run_rows(self, run_id: int) -> tuple[list[dict], list[dict], list[dict]]:
         """A run's mutants, outcomes and baseline tests, as rows (what `teeth merge` and `teeth push` copy)."""
         mutants = [dict(r) for r in self.db.query(
-            "select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?) order by m.id",
-            [run_id])]
+            """select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?)
+               and m.target = (select target from runs where id = ?) order by m.id""", [run_id, run_id])]
         outcomes = [dict(r) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id],
                                                                     order_by="mutant_id, profile")]
         tests = [dict(r) for r in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
@@ -252,7 +252,8 @@ class Store:
         sql = """select m.id as mutant, r.target, m.file, m.line, m.function, m.op, m.operator, o.profile,
                         o.status, o.killed_by, o."check", o.duration, o.tests_run, o.detail, m.original, m.replacement,
                         m.skip
-                 from outcomes o join mutants m on m.id = o.mutant_id join runs r on r.id = o.run_id
+                 from outcomes o join runs r on r.id = o.run_id
+                 join mutants m on m.id = o.mutant_id and m.target = r.target
                  where o.run_id = ?""" + (" and o.status = ?" if status else "") + " order by m.file, m.line, m.id"
         return [dict(row) for row in self.db.query(sql, [run_id, status] if status else [run_id])]
 
@@ -277,8 +278,8 @@ class Store:
                              "operator": "m.operator"}[b] + f" as {b}" for b in by)
         groups = ", ".join(str(i + 1) for i in range(len(by)))
         sql = f"""select {columns}, {counts_sql()}, {kill_rate_sql()} as kill_rate
-                  from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
-                  group by {groups} order by {groups}"""
+                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
+                  and m.target = r.target where o.run_id = ? group by {groups} order by {groups}"""
         return [dict(r) for r in self.db.query(sql, [run_id])]
 
     def mutant(self, mutant_id: str) -> dict | None:
@@ -316,7 +317,8 @@ class Store:
         """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
         sql = f"""select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
                         m.op, o.profile, {counts_sql()}
-                 from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
+                 from outcomes o join runs r on r.id = o.run_id
+                 join mutants m on m.id = o.mutant_id and m.target = r.target
                  where """ + WHOLE_OP_RATES.format(runs="r") + (" and r.target = ? " if target else " ") + \
             "group by r.id, m.op, o.profile order by 1, 7, 8"
         rows = [dict(r) for r in self.db.query(sql, [target] if target else [])]
@@ -329,8 +331,8 @@ class Store:
         return [dict(r) for r in self.db.query(
             """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
                       m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail
-               from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ?
-               order by m.file, m.line, m.id, o.profile""", [run_id])]
+               from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
+               and m.target = r.target where o.run_id = ? order by m.file, m.line, m.id, o.profile""", [run_id])]
 
 
 def upgraded_copy(db: sqlite_utils.Database, version: int) -> sqlite_utils.Database:

@@ -64,5 +64,5 @@ def test_the_problem_matcher_reads_the_lines_format():
     found = re.match(pattern["regexp"], line)
     assert found, line
     assert [found.group(pattern[k]) for k in ("line", "column", "message")] == [
-        "2", "1", "survived wrong_slice_start: batch[a:b] -> batch[0:b]"]
+        "2", "1", "survived wrong_slice_start: batch[a:b] -> batch[0:b] (mutant m1)"]
     assert found.group(pattern["file"]).endswith("nowhere/rows.py")

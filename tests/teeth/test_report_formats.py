@@ -172,15 +172,55 @@ def test_results_stryker_format_takes_its_low_threshold_from_fail_under(weak_run
     assert report["files"]["rows.py"]["source"] == (root / "rows.py").read_text()
 
 
-def test_results_lines_format_is_one_line_per_survivor(weak_run):
+def test_results_lines_format_is_one_line_per_survivor_with_its_mutant_id(weak_run):
     done = results(weak_run, "--format", "lines")
     assert done.returncode == 0, done.stderr
     offset_line = 1 + (weak_run[0] / "rows.py").read_text().splitlines().index("def offset(row):")
-    lines = done.stdout.splitlines()
+    rows = {r["mutant"]: r for r in json.loads(results(weak_run, "--format", "json").stdout)}
+    lines, ids = [], []
+    for line in done.stdout.splitlines():
+        text, mark, mutant = line.rpartition(" (mutant ")
+        assert mark and mutant.endswith(")"), line
+        lines.append(text)
+        ids.append(mutant[:-1])
     assert lines[:2] == ["rows.py:5:12: survived wrong_slice_start: batch[start:start + size] -> batch[0:start + size]",
                          "rows.py:5:24: survived generic.swap_op: start + size -> start - size"]
     assert lines[2:] == [f"rows.py:{offset_line + 1}:12: no_coverage generic.swap_op: row + 1 -> row - 1",
                          f"rows.py:{offset_line + 1}:18: no_coverage generic.number: 1 -> 2"]
+    assert len(set(ids)) == 4
+    for text, mutant in zip(lines, ids):  # each id is the mutant the line describes
+        assert f": {rows[mutant]['status']} {rows[mutant]['operator']}: " in text
+        assert text.split(":")[1] == str(rows[mutant]["line"])
+
+
+def test_results_through_a_pipe_print_every_row_whole_on_one_line(weak_run):
+    rows = json.loads(results(weak_run, "--format", "json").stdout)
+    done = results(weak_run)  # stdout is a pipe, as in CI logs, `| less` and `| grep`
+    assert done.returncode == 0, done.stderr
+    for row in rows:
+        found = [line for line in done.stdout.splitlines() if row["mutant"] in line]
+        assert len(found) == 1, (row["mutant"], done.stdout)  # the id whole, its row on one line
+        for cell in (f"{row['file']}:{row['line']}", row["operator"], row["profile"], row["status"],
+                     row["killed_by"] or "", row["check"] or ""):
+            assert cell in found[0], (cell, found[0])
+    assert any(len(line) > 120 for line in done.stdout.splitlines())  # wider than any window: nothing was cut
+
+
+def test_results_narrow_by_op_operator_and_file(weak_run):
+    every = json.loads(results(weak_run, "--format", "json").stdout)
+    ops = {r["op"] for r in every}
+    assert len(ops) > 1
+    op = sorted(ops)[0]
+    by_op = json.loads(results(weak_run, "--format", "json", "--op", op).stdout)
+    assert by_op == [r for r in every if r["op"] == op]
+    by_operator = json.loads(results(weak_run, "--format", "json", "--operator", "generic.swap_op").stdout)
+    assert by_operator and by_operator == [r for r in every if r["operator"] == "generic.swap_op"]
+    assert json.loads(results(weak_run, "--format", "json", "--file", "rows.py").stdout) == every
+    assert json.loads(results(weak_run, "--format", "json", "--file", "other/*").stdout) == []
+    lines = results(weak_run, "--format", "lines", "--operator", "generic.number").stdout.splitlines()
+    assert len(lines) == 1 and " generic.number: " in lines[0]
+    root, db = weak_run
+    assert_one_line_error(teeth_in_process("results", "--db", db, "--op", "nope", cwd=root), "no op 'nope'", op)
 
 
 def test_results_lines_format_narrows_by_status_and_names_files_from_the_working_directory(weak_run, tmp_path):

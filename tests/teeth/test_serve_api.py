@@ -101,6 +101,31 @@ def _foreign_mutant(body):
     body["mutants"][0]["target"] = "other"
 
 
+def _huge_line(body):
+    body["mutants"][0]["line"] = 10**30
+
+
+def _negative_schema(body):
+    body["schema"] = -5
+
+
+def _duration(text):
+    def spoil(body):
+        body["outcomes"][0]["duration"] = 0.25
+        return json.dumps(body).replace('"duration": 0.25', f'"duration": {text}', 1).encode()
+    return spoil
+
+
+def _no_mutants(body):
+    body["mutants"], body["outcomes"] = [], []
+
+
+def _slashed_target(body):
+    body["run"]["target"] = "a/b"
+    for mutant in body["mutants"]:
+        mutant["target"] = "a/b"
+
+
 @pytest.mark.parametrize("spoil, fragment", [
     (lambda b: b"{not json", "not JSON"),
     (lambda b: b"[1, 2]", "JSON object"),
@@ -108,7 +133,18 @@ def _foreign_mutant(body):
     (_orphan_outcome, "not-a-mutant"),
     (_unknown_status, "outcomes.0.status"),
     (_foreign_mutant, "target"),
-], ids=["not-json", "not-an-object", "no-target", "orphan-outcome", "unknown-status", "foreign-mutant"])
+    (lambda b: b"[" * 100_000, "nested too deeply"),
+    (_huge_line, "mutants.0.line"),
+    (_negative_schema, "schema"),
+    (_duration("NaN"), "finite"),
+    (_duration("Infinity"), "finite"),
+    (_duration("1e999"), "finite"),
+    (_duration("-1.0"), "outcomes.0.duration"),
+    (_no_mutants, "mutants"),
+    (_slashed_target, "letters, digits"),
+], ids=["not-json", "not-an-object", "no-target", "orphan-outcome", "unknown-status", "foreign-mutant",
+        "nested-100000-deep", "line-10**30", "schema--5", "nan-duration", "infinity-duration", "1e999-duration",
+        "negative-duration", "no-mutants", "target-a/b"])
 def test_a_malformed_run_is_400_with_what_is_wrong_and_stores_nothing(server, two_local_runs, spoil, fragment):
     _, (first, _) = two_local_runs
     body = json.loads(json.dumps(first))
@@ -129,6 +165,13 @@ def test_a_run_larger_than_the_limit_is_413_and_stores_nothing(tmp_path, two_loc
     chunked = small.client.post("/api/runs", content=iter([body[:3000], body[3000:]]), headers=small.auth)
     assert chunked.status_code == 413  # no Content-Length: the stream is counted
     assert small.stored() == (0, 0, 0)
+
+
+def test_the_same_run_sent_with_another_schema_number_is_stored_once(server, two_local_runs):
+    _, (first, _) = two_local_runs
+    assert server.push(first).status_code == 201
+    again = server.push({**first, "schema": 1})
+    assert again.status_code == 200 and again.json()["run"] == 1 and server.stored() == (1, 24, 2)
 
 
 def test_a_run_from_a_newer_schema_is_refused_with_one_clear_error(server, two_local_runs):

@@ -89,11 +89,26 @@ def test_push_of_a_missing_database_or_run_is_a_one_line_error(tmp_path, local_r
     assert not (tmp_path / "no.db").exists()
 
 
-def test_serve_on_a_port_in_use_is_a_one_line_error(tmp_path):
+def test_serve_on_a_port_in_use_is_a_one_line_error_and_creates_no_database(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as busy:
         port = busy.getsockname()[1]
         done = teeth_in_process("serve", "--db", tmp_path / "teeth.db", "--port", port, cwd=tmp_path)
     assert_one_line_error(done, f"cannot listen on 127.0.0.1:{port}")
+    assert not (tmp_path / "teeth.db").exists()
+
+
+def test_serve_on_a_host_that_cannot_be_bound_is_a_one_line_error_and_creates_no_database(tmp_path):
+    done = teeth_in_process("serve", "--db", tmp_path / "teeth.db", "--host", "no-such-host.invalid", cwd=tmp_path)
+    assert_one_line_error(done, "cannot listen on no-such-host.invalid:8787")
+    assert not (tmp_path / "teeth.db").exists()
+
+
+@pytest.mark.parametrize("token", ["tökén", "teeth_abc\nX-Evil: 1", "teeth abc", ""], ids=["non-ascii", "newline",
+                                                                                          "space", "empty"])
+def test_push_with_a_token_that_is_not_printable_ascii_is_one_line_and_sends_nothing(local_runs, tmp_path, token):
+    done = teeth_in_process("push", "http://127.0.0.1:9", "--token", token, "--db", local_runs, cwd=tmp_path)
+    assert_one_line_error(done, "--token must be printable ASCII")
+    assert "cannot reach" not in done.output
 
 
 def test_reads_are_token_gated_when_the_environment_says_so(tmp_path, monkeypatch):

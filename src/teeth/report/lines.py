@@ -1,4 +1,5 @@
-"""One line per surviving mutant, `path:line:col: STATUS OPERATOR: change`, for editors and CI problem matchers."""
+"""One line per surviving mutant, `path:line:col: STATUS OPERATOR: change (mutant ID)`, for editors and CI problem
+matchers."""
 
 from __future__ import annotations
 
@@ -44,5 +45,5 @@ def survivor_lines(results: list[dict], root: Path, statuses: tuple[str, ...] = 
                 sources[path] = ""
         (line, column), _ = span(sources[path], row["line"], row["original"])
         lines.append(f"{shown_path(root, row['file'])}:{line}:{column}: {row['status']} {row['operator']}: "
-                     f"{change_text(row)}")
+                     f"{change_text(row)} (mutant {row['mutant']})")
     return lines

@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
-from rich.console import Console
+from fnmatch import fnmatchcase
+
+from rich.console import Console, ConsoleDimensions
 from rich.table import Table
 from rich.text import Text
 
 from teeth.core import STATUSES, Status, Tally
+from teeth.errors import TeethError
 from teeth.store import Store
+
+PIPE_WIDTH = 100_000  # not a terminal: a table is as wide as its widest row (nothing wraps, nothing is cropped)
+
+
+class Output(Console):
+    """teeth's stdout: rich fitted to the window on a terminal; through a pipe (CI logs, `| less`, `| grep`) every
+    row of a table is one whole line, so an id is never split and no test id or change is cut."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        found = Console.size.fget(self)
+        return found if self.is_terminal else ConsoleDimensions(PIPE_WIDTH, found.height)
+
+    @size.setter
+    def size(self, new_size) -> None:
+        Console.size.fset(self, new_size)
 
 
 def _rate(value: float | None) -> str:
@@ -52,6 +71,19 @@ def totals_line(results: list[dict]) -> str:
     for row in results:
         counts[row["status"]] += 1
     return ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no outcomes"
+
+
+def narrowed(results: list[dict], ops: tuple[str, ...] = (), operators: tuple[str, ...] = (),
+             files: tuple[str, ...] = ()) -> list[dict]:
+    """The results of these ops, operators and files (each: any of those given; a file as shown, or a glob such as
+    `src/*`); an op or operator the run does not have is a one-line error naming the ones it has."""
+    for kind, given in (("op", ops), ("operator", operators)):
+        known = {row[kind] for row in results}
+        for name in given:
+            if name not in known:
+                raise TeethError(f"no {kind} {name!r} in this run; its {kind}s: {', '.join(sorted(known)) or 'none'}")
+    return [row for row in results if (not ops or row["op"] in ops) and (not operators or row["operator"] in operators)
+            and (not files or any(fnmatchcase(row["file"], pattern) for pattern in files))]
 
 
 def results_table(results: list[dict]) -> Table:

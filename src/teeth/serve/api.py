@@ -10,6 +10,7 @@ from starlette.responses import JSONResponse
 
 from teeth.serve.service import Service, error, read_denied, request_token
 from teeth.serve.payload import NewerSchema, digest, parse_push
+from teeth.serve.store import Ambiguous
 
 
 class TooLarge(Exception):
@@ -30,12 +31,13 @@ async def _body(request: Request, limit: int) -> bytes:
 
 
 async def push_run(request: Request) -> JSONResponse:
-    """POST /api/runs: 201 stored, 200 already stored, 401 token, 400 malformed, 413 too large, 409 newer schema."""
+    """POST /api/runs: 201 stored, 200 already stored, 401 token, 403 another target's token, 400 malformed, 413 too
+    large, 409 newer schema."""
     service: Service = request.app.state.service
-    token = await run_in_threadpool(lambda: service.store().token_name(request_token(request)))
+    token = await run_in_threadpool(lambda: service.store().token(request_token(request)))
     if token is None:
         return error(401, "a valid push token is required (Authorization: Bearer T; create one with "
-                          "`teeth serve token create NAME`)")
+                          "`teeth serve token create NAME`; a revoked token is refused)")
     try:
         body = await _body(request, service.max_body)
     except TooLarge:
@@ -46,11 +48,17 @@ async def push_run(request: Request) -> JSONResponse:
     def store() -> JSONResponse:
         try:
             run = parse_push(body)
+            key = digest(run)
         except NewerSchema as exc:
             return error(409, str(exc))
+        except RecursionError:
+            return error(400, "malformed run: nested too deeply")
         except ValueError as exc:
             return error(400, f"malformed run: {exc}")
-        run_id, created = service.store().store_push(run, digest(run), token)
+        if not token.may_push(run.run.target):
+            return error(403, f"token {token.name!r} may push runs of {', '.join(token.targets)} only, "
+                              f"not of target {run.run.target!r}; nothing stored")
+        run_id, created = service.store().store_push(run, key, token.name)
         return JSONResponse({"run": run_id, "target": run.run.target, "stored": created,
                              "mutants": len(run.mutants), "outcomes": len(run.outcomes)},
                             status_code=201 if created else 200)
@@ -68,6 +76,8 @@ def reader(query):
             return denied
         try:
             return JSONResponse(query(request.app.state.service.store(), **request.path_params))
+        except Ambiguous as exc:
+            return error(409, exc.args[0])
         except LookupError as exc:
             return error(404, exc.args[0])
 
@@ -99,6 +109,7 @@ def survivors(store, run_id):
 
 
 @reader
-def mutant(store, mutant_id):
-    """GET /api/mutants/ID: a mutant and its outcome in every run."""
-    return store.mutant_history(mutant_id)
+def mutant(store, mutant_id, name=None):
+    """GET /api/mutants/ID (409 when several targets hold the id) or /api/targets/NAME/mutants/ID: a mutant and its
+    outcome in every run of its target."""
+    return store.mutant_history(mutant_id, name)

@@ -20,10 +20,12 @@ def create_app(db: Path | str, reads: str = "open", max_body: int = DEFAULT_MAX_
         Route("/api/runs/{run_id:int}", api.run),
         Route("/api/runs/{run_id:int}/survivors", api.survivors),
         Route("/api/mutants/{mutant_id:str}", api.mutant),
+        Route("/api/targets/{name:str}/mutants/{mutant_id:str}", api.mutant),
         Route("/", pages.index),
         Route("/targets/{name:str}", pages.target),
         Route("/runs/{run_id:int}", pages.run),
         Route("/mutants/{mutant_id:str}", pages.mutant),
+        Route("/targets/{name:str}/mutants/{mutant_id:str}", pages.mutant),
         Route("/badge/{name:str}.svg", pages.badge),
     ])
     app.state.service = Service(Path(db), reads, max_body)

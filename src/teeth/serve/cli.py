@@ -30,11 +30,15 @@ def serve_command(ctx, db, host, port, reads, max_body_mb):
 
     from teeth.serve.app import create_app
 
-    app = create_app(db_path(db), reads, int(max_body_mb * 2**20))
-    try:
+    try:  # listen first: a port in use or a bad host leaves no database behind
         sock = socket.create_server((host, port))
     except OSError as exc:
         raise TeethError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        app = create_app(db_path(db), reads, int(max_body_mb * 2**20))
+    except BaseException:
+        sock.close()
+        raise
     bound = sock.getsockname()
     click.echo(f"teeth serve: http://{host}:{bound[1]} (database {db_path(db)}, reads {reads})", err=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=30))
@@ -48,12 +52,25 @@ def token_command():
 
 @token_command.command("create")
 @click.argument("name")
+@click.option("--target", "targets", multiple=True, help="The token pushes runs of this target only (repeatable; "
+              "default: any target).")
 @db_option()
-def token_create(name, db):
+def token_create(name, targets, db):
     """Create a push token called NAME and print it (it is shown only this once)."""
     from teeth.serve.store import ServeStore
 
-    click.echo(ServeStore(db_path(db)).serving().create_token(name))
+    click.echo(ServeStore(db_path(db)).serving().create_token(name, targets))
+
+
+@token_command.command("revoke")
+@click.argument("name")
+@db_option()
+def token_revoke(name, db):
+    """Revoke the push token called NAME: the server refuses it from the next request on."""
+    from teeth.serve.store import ServeStore
+
+    ServeStore(db_path(db)).serving().revoke_token(name)
+    click.echo(f"token {name!r} revoked", err=True)
 
 
 @click.command("push")
@@ -67,6 +84,9 @@ def push_command(url, token, db, run_ref):
     from teeth.serve.push import push_run
     from teeth.serve.store import ServeStore
 
+    if not token or not token.isascii() or not token.isprintable() or " " in token:
+        raise TeethError("--token must be printable ASCII without spaces (a token from `teeth serve token create`); "
+                         "nothing was sent")
     store = ServeStore(db_path(db), create=False)
     reply = push_run(url, token, store, resolve_run(store, run_ref)["id"])
     verb = "stored as" if reply.get("stored") else "already stored as"

@@ -15,6 +15,7 @@ from teeth.report.chart import svg_line_chart
 from teeth.report.html_page import environment, rate_class
 from teeth.report.rates import rate_text
 from teeth.serve.service import read_denied
+from teeth.serve.store import Ambiguous
 
 MAX_CHART_LINES = 8
 templates = environment("teeth.serve")  # serve's templates, then the report's (page.html, macros.html)
@@ -33,7 +34,8 @@ def page(render):
             name, context = render(request.app.state.service.store(), **request.path_params)
             status = 200
         except LookupError as exc:
-            name, context, status = "missing.html", {"message": exc.args[0]}, 404
+            name, context = "missing.html", {"message": exc.args[0]}
+            status = 409 if isinstance(exc, Ambiguous) else 404
         suffix = "?" + urlencode({"token": token}) if token else ""
         return HTMLResponse(templates.get_template(name).render(suffix=suffix, **context), status_code=status)
 
@@ -75,8 +77,8 @@ def run(store, run_id):
 
 
 @page
-def mutant(store, mutant_id):
-    return "mutant.html", {"mutant": store.mutant_history(mutant_id)}
+def mutant(store, mutant_id, name=None):
+    return "mutant.html", {"mutant": store.mutant_history(mutant_id, name)}
 
 
 def badge(request: Request) -> Response:

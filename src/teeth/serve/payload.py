@@ -4,27 +4,45 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Literal, Optional
+import math
+import re
+from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from teeth.core import STATUSES
 from teeth.store import SCHEMA_VERSION
 
 Status = Literal[STATUSES]  # type: ignore[valid-type]
+TARGET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+TARGET_RULE = ("a target name the server stores is 1 to 200 letters, digits, '.', '_' or '-', starting with a letter "
+               "or digit (it is a path segment of every page, API path and badge)")
+Line = Annotated[int, Field(ge=0, le=2**31 - 1)]  # SQLite keeps 64-bit integers; a line number needs far fewer
+Count = Annotated[int, Field(ge=0, le=2**31 - 1)]
+Seconds = Annotated[float, Field(ge=0)]  # finite: the models refuse NaN and infinities
+
+
+def check_target_name(name: str, error=ValueError) -> str:
+    """`name` when the server can store and serve it, else `error` with the rule."""
+    if not TARGET_NAME.fullmatch(name):
+        raise error(f"target {name!r} refused: {TARGET_RULE}")
+    return name
+
+
+TargetName = Annotated[str, AfterValidator(check_target_name)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class PushedRunMeta(_Strict):
-    target: str = Field(min_length=1, max_length=200)
+    target: TargetName
     started_at: Optional[str] = None
     finished_at: Optional[str] = None
     status: str
     commit: Optional[str] = None
-    dirty: Optional[int] = None
+    dirty: Optional[int] = Field(None, ge=0, le=1)
     profiles: list[str]
     operators: list[str]
     versions: dict = {}
@@ -37,8 +55,8 @@ class PushedMutant(_Strict):
     id: str = Field(min_length=1, max_length=200)
     target: str
     file: str
-    line: int
-    end_line: Optional[int] = None
+    line: Line
+    end_line: Optional[Line] = None
     function: Optional[str] = None
     op: str
     operator: str
@@ -54,9 +72,9 @@ class PushedOutcome(_Strict):
     status: Status
     killed_by: Optional[str] = None
     check: Optional[str] = None
-    duration: Optional[float] = None
-    tests_run: Optional[int] = None
-    test_seconds: Optional[float] = None
+    duration: Optional[Seconds] = None
+    tests_run: Optional[Count] = None
+    test_seconds: Optional[Seconds] = None
     detail: Optional[str] = None
     cache_key: Optional[str] = None
 
@@ -64,7 +82,7 @@ class PushedOutcome(_Strict):
 class PushedTest(_Strict):
     profile: str
     test: str
-    duration: Optional[float] = None
+    duration: Optional[Seconds] = None
     failure: Optional[str] = None  # JSON text, as the tests table keeps it
     covers: Optional[str] = None
     test_key: Optional[str] = None
@@ -75,10 +93,10 @@ class PushedTest(_Strict):
 class PushedRun(_Strict):
     """Everything one run recorded: its metadata, its mutants, their outcomes, and its baseline tests."""
 
-    schema_version: int = Field(alias="schema")
+    schema_version: int = Field(alias="schema", ge=1)  # above the server's: NewerSchema, before validation
     run: PushedRunMeta
-    mutants: list[PushedMutant]
-    outcomes: list[PushedOutcome]
+    mutants: list[PushedMutant] = Field(min_length=1)  # `teeth push` sends no run without outcomes
+    outcomes: list[PushedOutcome] = Field(min_length=1)
     tests: list[PushedTest] = []
 
     @model_validator(mode="after")
@@ -101,7 +119,9 @@ class NewerSchema(Exception):
 def parse_push(body: bytes) -> PushedRun:
     """The run in a request body. Raises NewerSchema, or ValueError with one line on what is wrong."""
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_constant=_non_finite, parse_float=_finite)
+    except RecursionError:
+        raise ValueError("body is nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(f"body is not JSON: {exc}") from None
     if not isinstance(data, dict):
@@ -118,9 +138,21 @@ def parse_push(body: bytes) -> PushedRun:
         raise ValueError(f"{where}: {first['msg']} ({exc.error_count()} problem(s))") from None
 
 
+def _non_finite(word: str):
+    raise ValueError(f"{word} is not a number a run records (numbers must be finite)")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range (numbers must be finite)")
+    return value
+
+
 def digest(run: PushedRun) -> str:
-    """The run's content key: the same run pushed twice has one digest. The metadata's free-form objects
-    (versions, timings, ...) are key-sorted; the rest is in the models' field order (pydantic's fast JSON)."""
+    """The run's content key: the same run pushed twice has one digest, whatever schema number it came with. The
+    metadata's free-form objects (versions, timings, ...) are key-sorted; the rest is in the models' field order
+    (pydantic's fast JSON; every number in it is finite, so no two values print alike)."""
     key = hashlib.sha256(json.dumps(run.run.model_dump(), sort_keys=True).encode())
-    key.update(run.model_dump_json(by_alias=True, exclude={"run"}).encode())
+    key.update(run.model_dump_json(by_alias=True, exclude={"run", "schema_version"}).encode())
     return key.hexdigest()

@@ -9,8 +9,8 @@ from sqlite_utils.migrations import Migrations
 
 from teeth.core import COUNTED, Status, counts_sql, kill_rate
 from teeth.errors import TeethError
-from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest
-from teeth.serve.tokens import new_token, same_digest, token_digest
+from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest, check_target_name
+from teeth.serve.tokens import Token, new_token, same_digest, token_digest
 from teeth.store import SCHEMA_VERSION, Store, now
 from teeth.store_opening import write_transaction
 
@@ -27,6 +27,19 @@ def m001_tokens_and_pushes(db) -> None:
                              pk="digest", if_not_exists=True)
 
 
+@SERVE_MIGRATIONS()
+def m002_mutants_scoped_by_target(db) -> None:
+    """A mutant is (target, id): a push of one target can no longer rewrite another's mutant of the same id. The
+    rows already stored are kept (each under its own target); tokens gain a target scope and a revocation time."""
+    if db["mutants"].exists() and db["mutants"].pks == ["id"]:
+        db["mutants"].transform(pk=("target", "id"))
+    if db["outcomes"].exists() and any(fk.column == "mutant_id" for fk in db["outcomes"].foreign_keys):
+        db["outcomes"].transform(drop_foreign_keys=["mutant_id"])  # mutants.id alone is no longer a key
+    for column in ("targets", "revoked_at"):
+        if column not in db["serve_tokens"].columns_dict:
+            db["serve_tokens"].add_column(column, str)
+
+
 class ServeStore(Store):
     """A Store whose database also holds `serve_tokens` and `pushed_runs` (created by `serving()`)."""
 
@@ -37,26 +50,46 @@ class ServeStore(Store):
         return self
 
     # -- tokens -----------------------------------------------------------------
-    def create_token(self, name: str) -> str:
-        """A new push token named `name`; only its digest is stored, the token is returned once."""
+    def create_token(self, name: str, targets: tuple[str, ...] = ()) -> str:
+        """A new push token named `name` (for `targets` only, when given); only its digest is stored, the token is
+        returned once."""
         if not name.strip():
             raise TeethError("a token needs a name")
+        for target in targets:
+            check_target_name(target, TeethError)
         token = new_token()
         with WRITE_LOCK:
             if self.db["serve_tokens"].count_where("name = ?", [name]):
                 raise TeethError(f"a token named {name!r} already exists in {self.path}")
-            self.db["serve_tokens"].insert({"name": name, "digest": token_digest(token), "created_at": now()})
+            self.db["serve_tokens"].insert({"name": name, "digest": token_digest(token), "created_at": now(),
+                                            "targets": json.dumps(sorted(set(targets))) if targets else None})
         return token
 
-    def token_name(self, token: str | None) -> str | None:
-        """The name of the token, or None when it is missing or unknown."""
+    def revoke_token(self, name: str) -> None:
+        """Revoke the token named `name`: it pushes and reads nothing from now on (its name stays, with its pushes)."""
+        with WRITE_LOCK:
+            rows = list(self.db["serve_tokens"].rows_where("name = ?", [name]))
+            if not rows:
+                known = ", ".join(r["name"] for r in self.db["serve_tokens"].rows_where("revoked_at is null",
+                                                                                       order_by="name")) or "none"
+                raise TeethError(f"no token named {name!r} in {self.path} (tokens in use: {known})")
+            if rows[0]["revoked_at"] is None:
+                self.db["serve_tokens"].update(name, {"revoked_at": now()})
+
+    def token(self, token: str | None) -> Token | None:
+        """The token's name and targets, or None when it is missing, unknown or revoked."""
         if not token:
             return None
         wanted = token_digest(token)
-        for row in self.db["serve_tokens"].rows_where("digest = ?", [wanted], limit=1):
+        for row in self.db["serve_tokens"].rows_where("digest = ? and revoked_at is null", [wanted], limit=1):
             if same_digest(row["digest"], wanted):
-                return row["name"]
+                return Token(row["name"], tuple(json.loads(row["targets"])) if row["targets"] else ())
         return None
+
+    def token_name(self, token: str | None) -> str | None:
+        """The name of the token, or None when it is missing, unknown or revoked."""
+        found = self.token(token)
+        return found.name if found else None
 
     # -- pushes -----------------------------------------------------------------
     def store_push(self, run: PushedRun, digest: str, token: str) -> tuple[int, bool]:
@@ -71,11 +104,16 @@ class ServeStore(Store):
                    "versions": json.dumps(meta.versions), "options": json.dumps(meta.options),
                    "timings": json.dumps(meta.timings) if meta.timings is not None else None,
                    "totals": json.dumps(meta.totals) if meta.totals is not None else None}
+
+            def then(run_id: int) -> None:
+                # A push only adds: a mutant this target already has keeps its stored row, and (target, id) is the
+                # key, so a push of another target never touches it.
+                self.db["mutants"].insert_all((m.model_dump() for m in run.mutants), pk=("target", "id"), ignore=True)
+                self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
+                                               "pushed_at": now(), "schema": run.schema_version})
+
             run_id = self.add_run(  # one transaction per push: a failure leaves nothing behind
-                row, [m.model_dump() for m in run.mutants], [o.model_dump() for o in run.outcomes],
-                [t.model_dump() for t in run.tests],
-                then=lambda run_id: self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
-                                                                   "pushed_at": now(), "schema": run.schema_version}))
+                row, [], [o.model_dump() for o in run.outcomes], [t.model_dump() for t in run.tests], then=then)
             return run_id, True
 
     def export_run(self, run_id: int) -> dict:
@@ -114,7 +152,8 @@ class ServeStore(Store):
             raise LookupError(f"no runs of target {target!r}")
         sql = f"""select r.id as run, r."commit", r.dirty, r.started_at, r.status, m.op, o.profile, m.operator,
                          {COUNTS_SQL}
-                  from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
+                  from outcomes o join runs r on r.id = o.run_id
+                  join mutants m on m.id = o.mutant_id and m.target = r.target
                   where r.target = ? group by r.id, m.op, o.profile, m.operator order by r.id, m.op, o.profile,
                   m.operator"""
         runs: dict[int, dict] = {}
@@ -137,14 +176,28 @@ class ServeStore(Store):
         return [dict(r) for r in self.db.query(
             """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
                       m.replacement, m.diff, o.profile, o.status, o.detail
-               from outcomes o join mutants m on m.id = o.mutant_id where o.run_id = ? and o.status = ?
+               from outcomes o join runs r on r.id = o.run_id
+               join mutants m on m.id = o.mutant_id and m.target = r.target where o.run_id = ? and o.status = ?
                order by m.file, m.line, m.id, o.profile""", [run_id, Status.SURVIVED])]
 
-    def mutant_history(self, mutant_id: str) -> dict:
-        """A mutant (exact id) and its outcome in every run, newest first."""
-        found = self.db["mutants"].get(mutant_id) if self.db["mutants"].count_where("id = ?", [mutant_id]) else None
-        if found is None:
-            raise LookupError(f"no mutant {mutant_id!r}")
-        outcomes = [{k: o[k] for k in ("run_id", "commit", "started_at", "profile", "status", "killed_by", "check",
-                                       "detail")} for o in self.outcomes_of(mutant_id)]
-        return {**found, "outcomes": outcomes}
+    def mutant_history(self, mutant_id: str, target: str | None = None) -> dict:
+        """A mutant (exact id; of `target`, needed when several targets hold the id) and its outcome in every run of
+        its target, newest first."""
+        found = [dict(r) for r in self.db["mutants"].rows_where(
+            "id = ?" + (" and target = ?" if target else ""), [mutant_id, target] if target else [mutant_id],
+            order_by="target")]
+        if not found:
+            raise LookupError(f"no mutant {mutant_id!r}" + (f" of target {target!r}" if target else ""))
+        if len(found) > 1:
+            raise Ambiguous(f"mutant id {mutant_id!r} is held by targets {', '.join(m['target'] for m in found)}: "
+                            f"ask for one (/targets/NAME/mutants/{mutant_id})")
+        mutant = found[0]
+        outcomes = [dict(o) for o in self.db.query(
+            """select o.run_id, r."commit", r.started_at, o.profile, o.status, o.killed_by, o."check", o.detail
+               from outcomes o join runs r on r.id = o.run_id where o.mutant_id = ? and r.target = ?
+               order by o.run_id desc, o.profile""", [mutant_id, mutant["target"]])]
+        return {**mutant, "outcomes": outcomes}
+
+
+class Ambiguous(LookupError):
+    """An id several targets hold, asked for without its target (HTTP 409)."""

@@ -5,8 +5,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from dataclasses import dataclass
 
 PREFIX = "teeth_"
+
+
+@dataclass(frozen=True)
+class Token:
+    """A push token as the server knows it: its name, and the targets it may push (empty: any)."""
+
+    name: str
+    targets: tuple[str, ...] = ()
+
+    def may_push(self, target: str) -> bool:
+        return not self.targets or target in self.targets
 
 
 def new_token() -> str:
