@@ -346,7 +346,8 @@ def show(mutant_id, db, fmt, run_ref):
     every = store.outcomes_of(mutant["id"])
     named = None if run_ref == "latest" else resolve_run(store, run_ref)
     outcomes = [o for o in every if (o["run_id"] == named["id"] if named else o["kind"] == "run")]
-    shown = named or next((store.run(o["run_id"]) for o in outcomes), None)
+    whole = (o for o in outcomes if not o["shard"] and not o["mutant_filter"])  # the latest whole run's, by default
+    shown = named or next((store.run(o["run_id"]) for o in whole), None)
     matrix = store.kill_matrix(shown["id"], mutant["id"]) if shown else {}
     executing = store.tests_executing(mutant["target"], mutant["file"], range(mutant["line"], mutant["end_line"] + 1))
     surviving = any(Status(o["status"]).surviving for o in outcomes)

@@ -329,7 +329,7 @@ class Store:
 
     def outcomes_of(self, mutant_id: str) -> list[dict]:
         return [dict(r) for r in self.db.query(
-            """select o.*, r.started_at, r."commit", r.kind from outcomes o join runs r on r.id = o.run_id
+            """select o.*, r.started_at, r."commit", r.kind, r.shard, r.mutant_filter from outcomes o join runs r on r.id = o.run_id
                where o.mutant_id = ? order by o.run_id desc, o.profile""", [mutant_id])]
 
     def tests_executing(self, target: str, file: str, lines: range) -> dict[str, dict]:
