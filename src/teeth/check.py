@@ -1,4 +1,4 @@
-"""`teeth check`: mutate only the functions changed against a base ref, reuse cached outcomes, then gate."""
+"""`teeth check`: mutate the functions changed against a base ref and the code the changed tests run, then gate."""
 
 from __future__ import annotations
 
@@ -8,12 +8,17 @@ from dataclasses import dataclass, field
 
 from teeth.changes import Changes, changed_lines, in_scope
 from teeth.config import Config, Target
+from teeth.coverage_map import CoverageMap
+from teeth.discovery_cache import DiscoveryCache
+from teeth.errors import BaselineFailed
 from teeth.gate import Policy, Verdict, evaluate
 from teeth.incremental import OutcomeCache
 from teeth.lab import Lab, Progress, run_metadata
 from teeth.operators import select_operators
 from teeth.selection import BaselineSelection
 from teeth.store import Store
+from teeth.test_changes import ChangedTests, changed_tests
+from teeth.test_review import TestPolicy, TestReview, review
 from teeth.workers.base import Backends
 
 
@@ -29,6 +34,7 @@ class TargetCheck:
     reused: int  # outcomes taken from an earlier run
     worker: bool  # whether a warm worker was started
     baseline: dict = field(default_factory=dict)  # profile -> (tests run, collected, reasons)
+    review: TestReview | None = None  # the tests the change adds or edits, when it has some
 
 
 def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Changes]]:
@@ -37,37 +43,82 @@ def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Chan
     planned = []
     for target in targets:
         Policy.of(target)  # a bad fail_under or required operator is an error before any run
+        TestPolicy.of(target)
         select_operators(target.operators)
         planned.append((target, changed_lines(base, target.files, target.root)))
     return planned
 
 
+def executed_by_tests(target: Target, backends: Backends, jobs: int, tests: ChangedTests, mutants: list,
+                      progress: Progress) -> tuple[set[str], list[str], list[str]]:
+    """Run the changed tests once, unmutated, under coverage (each profile): the mutants whose lines they execute
+    (module-level code aside: every test runs it at import), and the changed tests' node ids (added, edited)."""
+    scoped: set[str] = set()
+    added: list[str] = []
+    edited: list[str] = []
+    for profile in target.profiles:
+        if backends.unavailable_reason(profile):
+            continue
+        progress.stage(f"{profile.name}: coverage of the added and edited tests")
+        with backends.open(target, profile, jobs) as backend:
+            now_added, now_edited = tests.node_ids(backend.tests)
+            added += [t for t in now_added if t not in added]
+            edited += [t for t in now_edited if t not in edited]
+            if not now_added and not now_edited:
+                continue
+            baseline = backend.baseline(target.baseline_timeout, [*now_added, *now_edited])
+            failing = sorted(t for t, r in baseline.items() if r["failure"])
+            if failing:
+                raise BaselineFailed(failing, f" (profile {profile.name})")
+            coverage = CoverageMap.from_baseline(baseline)
+            scoped |= {m.id for m in mutants if m.swap and target.exercises(profile.name, m.path)
+                       and coverage.tests_for(m.path, m.lines, module_level=False)}
+    return scoped, added, edited
+
+
 def check_target(store: Store, target: Target, changes: Changes, backends: Backends, jobs: int, use_cache: bool,
-                 progress: Progress | None = None) -> TargetCheck:
-    """Run the target's mutants in changed functions (cached ones reused) and gate the recorded run."""
+                 progress: Progress | None = None, full_matrix: bool = False) -> TargetCheck:
+    """Run the target's mutants in changed functions (cached ones reused), and those the changed tests execute (full
+    matrix), then gate the recorded run: the changed code by the target's gate, the changed tests by theirs."""
+    progress = progress or Progress()
     touched = [f for f in target.files if os.path.realpath(f) in changes.lines]  # only changed files are parsed
-    cache = OutcomeCache(target, store, reuse=use_cache)
+    tests = changed_tests(target, changes)
+    operators = select_operators(target.operators)
+    matrix = full_matrix or tests.any  # judging a test takes every test's verdict
+    discovery, scoped, added, edited = None, set(), [], []
+    if tests.any:  # the changed tests may execute any of the target's files
+        discovery = DiscoveryCache().discover(target, operators)
+        scoped, added, edited = executed_by_tests(target, backends, jobs, tests, discovery.mutants, progress)
+    cache = OutcomeCache(target, store, reuse=use_cache and not matrix)  # a reused outcome has no matrix
     selection = BaselineSelection(target, store, cache, enabled=use_cache)
-    lab = Lab(target, store, backends, progress, cache=cache, selection=selection)
+    lab = Lab(target, store, backends, progress, cache=cache, selection=selection, full_matrix=matrix)
     functions: list[str] = []
+    changed: set[str] = set()
 
     def scope(mutants):
         chosen = in_scope(mutants, changes)
+        changed.update(m.id for m in chosen)
         functions.extend(sorted({f"{m.file}: {m.function.split('.<locals>')[0] or '<module>'}" for m in chosen}))
-        return chosen
+        return chosen + [m for m in mutants if m.id in scoped and m.id not in changed]
 
-    if touched:
-        summary = lab.run(select_operators(target.operators), target.profiles, jobs=jobs, scope=scope, files=touched,
-                          options={"command": "check", "base": changes.base_ref, "merge_base": changes.merge_base,
-                                   "jobs": jobs, "cache": use_cache})
+    options = {"command": "check", "base": changes.base_ref, "merge_base": changes.merge_base, "jobs": jobs,
+               "cache": use_cache, **({"full_matrix": True} if matrix else {}),
+               **({"tests": {"added": added, "edited": edited}} if tests.any else {})}
+    if touched or tests.any:
+        summary = lab.run(operators, target.profiles, jobs=jobs, scope=scope, options=options,
+                          files=None if tests.any else touched, discovery=discovery)
         run_id = summary.run_id
     else:  # nothing changed in this target: record an empty, complete run
         run_id = store.start_run(target.name, [p.name for p in target.profiles], [],
-                                 run_metadata(target, {"command": "check", "base": changes.base_ref,
-                                                       "merge_base": changes.merge_base, "cache": use_cache}))
+                                 run_metadata(target, options))
         store.finish_run(run_id, "completed", {"total": 0.0}, {})
-    verdict = evaluate(store, target, run_id, changes.merge_base)
+    verdict = evaluate(store, target, run_id, changes.merge_base, gated=changed if tests.any else None)
+    found = None
+    if tests.any:
+        found = review(store, run_id, scoped, added, edited, verdict.base_run, TestPolicy.of(target),
+                       sorted(tests.helpers))
+        verdict.failures += found.failures
     run = store.run(run_id)
     worker = any(k.startswith("baseline.") for k in json.loads(run["timings"] or "{}"))
     executed, reused = store.executed_count(run_id), store.reused_count(run_id)
-    return TargetCheck(target, changes, verdict, functions, executed, reused, worker, lab.selection.chosen)
+    return TargetCheck(target, changes, verdict, functions, executed, reused, worker, lab.selection.chosen, found)

@@ -17,8 +17,8 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from teeth import DISTRIBUTION
-from teeth.cli_options import (DB_HELP, config_option, configured, db_option, format_option, resolve_run,
-                               root_option, run_options, source_root)
+from teeth.cli_options import (DB_HELP, config_option, configured, db_option, describe_run, format_option,
+                               resolve_run, root_option, run_option, run_options, source_root)
 from teeth.config import load_config
 from teeth.core import STATUSES, Status, kill_rate
 from teeth.errors import EXIT_INTERRUPTED, EXIT_STORE_FULL, EXIT_USAGE, TeethError
@@ -121,8 +121,10 @@ def main():
               "the mutants whose id hashes to K-1 mod N; join the shards with teeth merge.")
 @click.option("--audit", "audit_text", default=None, metavar="N|all", help="Then run N sampled (or all) survived "
               "and no_coverage mutants against the whole suite, without test selection, and report each disagreement.")
+@click.option("--full-matrix", is_flag=True, help="Each mutant runs every test that executes it (not only until one "
+              "fails) and every verdict is recorded: teeth show, teeth tests. Measures every mutant (no reuse).")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
-        fail_under, execution, mutant_ids, only, shard_text, audit_text):
+        fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
@@ -147,14 +149,14 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     shard = Shard.parse(shard_text) if shard_text is not None else None
     chosen = choose_mutants(found.mutants, db_path(db), target.name, list(mutant_ids), list(only))
     if chosen is not None and not chosen:
-        click.echo(f"teeth: no {' or '.join(only)} mutants in the latest run of target {target.name}; nothing to run",
-                   err=True)
+        click.echo(f"teeth: no {' or '.join(only)} mutants in the latest whole `teeth run` of target {target.name}; "
+                   "nothing to run", err=True)
         return
     backends = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
-    reuse = not no_cache and chosen is None  # chosen mutants run against today's tests
+    reuse = not no_cache and chosen is None and not full_matrix  # chosen mutants run against today's tests
     lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse),
-              audit=audit)
+              audit=audit, full_matrix=full_matrix)
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "profiles": list(profile_names),
                "backend": backend, "address": address, "no_cache": no_cache, "execution": execution}
@@ -162,6 +164,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         options.update(mutants=sorted(chosen), only=list(only))
     if shard is not None:
         options["shard"] = str(shard)
+    if full_matrix:
+        options["full_matrix"] = True
 
     def scope(mutants):
         return [m for m in mutants if (shard is None or shard.holds(m.id)) and (chosen is None or m.id in chosen)]
@@ -246,9 +250,11 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
                help="text; github: ::error annotations + $GITHUB_STEP_SUMMARY; json: Stryker's report schema.")
 @click.option("--no-cache", is_flag=True, help="Run every mutant in scope; reuse no stored outcome.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
+@click.option("--full-matrix", is_flag=True, help="Each mutant in scope runs every test that executes it; every "
+              "verdict is recorded (teeth show, teeth tests).")
 @db_option()
 @config_option
-def check(base, target_names, fmt, no_cache, jobs, db, config_path):
+def check(base, target_names, fmt, no_cache, jobs, full_matrix, db, config_path):
     """Mutate the functions changed since the merge-base with --base, then gate: exit 1 when it fails."""
     from teeth.check import check_target, plan
     from teeth.errors import EXIT_GATE_FAILED
@@ -258,14 +264,17 @@ def check(base, target_names, fmt, no_cache, jobs, db, config_path):
     planned = plan(load_config(config_path), list(target_names), base)  # git and config errors: nothing written
     store = Store(db_path(db))
     checks = [check_target(store, target, changes, LocalBackends(), jobs or os.cpu_count() or 1, not no_cache,
-                           RichProgress(errors)) for target, changes in planned]
+                           RichProgress(errors), full_matrix=full_matrix) for target, changes in planned]
     passed = all(c.verdict.passed for c in checks)
     if fmt == "json":
         from teeth.report.stryker import check_part, report_json
         click.echo(report_json([check_part(store, c) for c in checks]))
     else:
+        from teeth.test_review import review_lines
+
         for c in checks:
-            click.echo("\n".join(text_report(c.verdict, c.executed, c.reused, c.worker, c.functions, c.baseline)))
+            click.echo("\n".join(text_report(c.verdict, c.executed, c.reused, c.worker, c.functions, c.baseline)
+                                 + (review_lines(c.review) if c.review else [])))
         if fmt == "github":
             from teeth.report.github import annotations, write_step_summary
             click.echo("\n".join(annotations(checks)))
@@ -322,6 +331,7 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
     run_id = run_row["id"]
+    click.echo(describe_run(run_row), err=fmt != "table")  # which run it shows; machine formats keep stdout clean
     if fmt in ("stryker", "lines"):
         target = run_row["target"]
         files_root = source_root(target, root, config_path)
@@ -352,7 +362,7 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
               "(https://img.shields.io/endpoint?url=...).")
 @db_option()
 def badge(target_name, out, endpoint, db):
-    """Write a badge of the kill rate of the target's latest run (`teeth check` runs aside)."""
+    """Write a badge of the kill rate of the target's latest whole `teeth run` with outcomes."""
     from pathlib import Path
 
     from teeth.report import badge as kill_rate_badge
@@ -376,20 +386,31 @@ def badge(target_name, out, endpoint, db):
 @click.argument("mutant_id")
 @db_option()
 @format_option("text", "json")
-def show(mutant_id, db, fmt):
-    """Print a mutant's diff and its outcomes."""
+@run_option
+def show(mutant_id, db, fmt, run_ref):
+    """Print a mutant's diff and its outcomes (in `teeth run` runs; --run ID: in that run only)."""
+    from teeth.kill_matrix import matrix_lines
+
     store = Store(db_path(db), create=False)
     mutant = store.mutant(mutant_id)
     if mutant is None:
         raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
-    outcomes = store.outcomes_of(mutant["id"])
+    every = store.outcomes_of(mutant["id"])
+    named = None if run_ref == "latest" else resolve_run(store, run_ref)
+    outcomes = [o for o in every if (o["run_id"] == named["id"] if named else o["kind"] == "run")]
+    whole = (o for o in outcomes if not o["shard"] and not o["mutant_filter"])  # the latest whole run's, by default
+    shown = named or next((store.run(o["run_id"]) for o in whole), None)
+    matrix = store.kill_matrix(shown["id"], mutant["id"]) if shown else {}
     executing = store.tests_executing(mutant["target"], mutant["file"], range(mutant["line"], mutant["end_line"] + 1))
     surviving = any(Status(o["status"]).surviving for o in outcomes)
     explained = bug_class(mutant["operator"], mutant["original"], mutant["replacement"]) if surviving else None
     if fmt == "json":
         mutant.pop("path", None)  # outputs show the file as `file` does; the absolute path stays in the database
-        click.echo(json.dumps({**mutant, "outcomes": outcomes, "tests": executing, "bug_class": explained}, indent=2))
+        click.echo(json.dumps({**mutant, "run": shown["id"] if shown else None, "outcomes": outcomes,
+                               "tests": executing, "matrix": matrix, "bug_class": explained}, indent=2))
         return
+    console.print(Text(describe_run(shown) if shown else f"no `teeth run` has an outcome of {mutant['id']}"
+                       + ("" if named or len(every) == len(outcomes) else " (--run ID shows a `teeth check` run's)")))
     console.print(Text.assemble((mutant["id"], "bold"), f" {mutant['file']}:{mutant['line']} {mutant['function']} "
                                 f"op={mutant['op']} operator={mutant['operator']}"))
     if mutant["skip"]:
@@ -399,6 +420,8 @@ def show(mutant_id, db, fmt):
         by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
         detail = f" - {o['detail']}" if o["detail"] else ""
         console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{by}{detail}"))
+    for line in matrix_lines(matrix):
+        console.print(Text(line), soft_wrap=True)
     if explained:
         console.print(Text.assemble(("bug class ", "bold"), f"{explained['operator']} on this line: "
                                     f"{explained['change']} ({explained['summary']})"))
@@ -510,7 +533,7 @@ def report(html_dir, run_ref, target_name, root, config_path, db):
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
     index = write_html_report(store, run_row["id"], html_dir, source_root(run_row["target"], root, config_path))
-    click.echo(str(index))
+    click.echo(f"{index}: {describe_run(run_row)}")
 
 
 def _register_optional_commands() -> None:
@@ -518,6 +541,10 @@ def _register_optional_commands() -> None:
 
     main.add_command(serve_command)
     main.add_command(push_command)
+    from teeth.review_cli import diff_command, tests_command
+
+    main.add_command(tests_command)
+    main.add_command(diff_command)
     try:
         from teeth.invariance.cli import invariance_command
     except ImportError:

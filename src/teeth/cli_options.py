@@ -47,17 +47,33 @@ def root_option(help: str = "Where the target's files are read from (default: fr
 
 
 def resolve_run(store: Store, run_ref: str, target: str | None = None) -> dict:
-    """`--run latest` (of `--target`, if given) or a run id, as its runs row; one-line errors."""
+    """`--run latest` (of `--target`, if given): the latest whole `teeth run` (a `teeth check`, a shard or chosen
+    mutants only when named), or a run id (any run), as its runs row; one-line errors."""
     if run_ref == "latest":
-        row = store.latest_run(target)
+        row = store.latest_whole_run(target)
         if row is None:
-            raise TeethError(f"no runs{f' of target {target!r}' if target else ''} in {store.path}")
+            raise TeethError(f"no whole `teeth run`{f' of target {target!r}' if target else ''} in {store.path} "
+                             f"(a `teeth check`, a shard or chosen mutants are read only when named: --run ID)")
         return row
     try:
         run_id = int(run_ref)
     except ValueError:
         raise TeethError(f"--run takes a run id or 'latest', not {run_ref!r}") from None
     return store.run(run_id)
+
+
+def describe_run(run: dict) -> str:
+    """The one line every listing starts with: which run it shows, e.g. `run 12 (teeth run, batcher, 2026-12-02
+    08:10)`; a part of a run says which part."""
+    kind = run.get("kind") or "run"
+    parts = [f"teeth {kind}", run["target"], (run.get("started_at") or "")[:16].replace("T", " ")]
+    if run.get("shard"):
+        parts.append(f"shard {run['shard']}")
+    if run.get("mutant_filter"):
+        parts.append("chosen mutants")
+    if run.get("status") and run["status"] != "completed":
+        parts.append(run["status"])
+    return f"run {run['id']} ({', '.join(p for p in parts if p)})"
 
 
 def reading_config(config_path: str | None):

@@ -18,7 +18,8 @@ from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 TARGET_KEYS = {"files", "modules", "tests", "pytest_args", "operators", "profiles", "ops", "root",
                "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor", "profile_files", "op_from",
                "baseline_timeout", "sandbox", "equivalent", "skip", "contiguous_decorators",
-               "baseline_retries", "flaky", "concurrency", "files_outside_root"}
+               "baseline_retries", "flaky", "concurrency", "files_outside_root",
+               "test_required_operators", "new_kills"}
 
 
 @dataclass
@@ -34,6 +35,8 @@ class Target:
     fail_under: float | None = None
     tolerance: float = 0.0
     required_operators: list[str] | None = None
+    test_required_operators: list[str] | None = None  # teeth check on added tests: the classes a new kill must be of
+    new_kills: int = 1  # teeth check on added tests: how many new kills of them it must bring (0: no such gate)
     timeout_floor: float = 5.0  # seconds a mutant always gets
     timeout_factor: float = 5.0  # times the baseline duration of its tests
     profile_files: dict[str, set[Path]] = field(default_factory=dict)  # profile -> the files it runs
@@ -197,6 +200,8 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         fail_under=table.get("fail_under"),
         tolerance=float(table.get("tolerance", 0.0)),
         required_operators=table.get("required_operators"),
+        test_required_operators=table.get("test_required_operators"),
+        new_kills=table.get("new_kills", 1),
         timeout_floor=float(table.get("timeout_floor", 5.0)),
         timeout_factor=float(table.get("timeout_factor", 5.0)),
         profile_files={p: set(_files(name, root, globs, [], outside))

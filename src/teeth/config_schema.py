@@ -69,6 +69,8 @@ class TargetTable(_Table):
     fail_under: float | None = Field(default=None, ge=0, le=1)
     tolerance: float = Field(default=0.0, ge=0, le=1)
     required_operators: list[str] | None = None
+    test_required_operators: list[str] | None = None
+    new_kills: int = Field(default=1, ge=0)
     timeout_floor: float = Field(default=5.0, ge=0)
     timeout_factor: float = Field(default=5.0, ge=0)
     profile_files: dict[str, list[PathText]] = {}

@@ -126,6 +126,7 @@ class MutantScenario(Scenario):
     swap: str
     code: str
     tests: list[str]
+    full_matrix: bool = False  # run every test, not only until the first failure (teeth.kill_matrix)
 
     @property
     def ident(self) -> str:
@@ -149,6 +150,8 @@ class Outcome:
     failure: WorkerFailure | None = None
     cache_key: str | None = None
     reused_from: int | None = None  # the run that decided it, for an outcome reused from an earlier run
+    # --full-matrix: every test it ran, as [test, check or None (passed), detail]; not an `outcomes` column
+    matrix: list[list] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))

@@ -45,6 +45,10 @@ class Verdict:
     base_run: dict | None = None
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # like for like: the base run's outcomes of the same functions, and the checked ones that have a base
+    base_results: list[dict] = field(default_factory=list)
+    compared: list[dict] = field(default_factory=list)
+    new_functions: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -59,7 +63,13 @@ class Verdict:
 
     @property
     def base_rate(self) -> float | None:
-        return kill_rate(json.loads(self.base_run["totals"] or "{}")) if self.base_run else None
+        """The kill rate of the same functions' mutants under the base run."""
+        return kill_rate(_counts(self.base_results)) if self.base_run else None
+
+    @property
+    def compared_rate(self) -> float | None:
+        """The kill rate of the checked mutants whose function has mutants in the base run."""
+        return kill_rate(_counts(self.compared))
 
     @property
     def survivors(self) -> list[dict]:
@@ -73,11 +83,36 @@ class Verdict:
         return not self.failures
 
 
-def evaluate(store: Store, target: Target, run_id: int, base_commit: str) -> Verdict:
-    """Apply the target's gate to the outcomes of a check run."""
+def _counts(rows: list[dict]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    return counts
+
+
+def function_key(row: dict) -> tuple[str, str, str]:
+    """(file, outer function, profile): how a checked mutant finds the same function's mutants in the base run."""
+    return row["file"], (row["function"] or "").split(".<locals>")[0], row["profile"]
+
+
+def like_for_like(verdict: Verdict, base_rows: list[dict]) -> None:
+    """Keep the base run's outcomes of the checked functions, and the checked outcomes whose function has some; a
+    function with no mutant in the base run is new: no drop check for it."""
+    checked = {function_key(r) for r in verdict.results}
+    verdict.base_results = [r for r in base_rows if function_key(r) in checked]
+    known = {function_key(r) for r in verdict.base_results}
+    verdict.compared = [r for r in verdict.results if function_key(r) in known]
+    verdict.new_functions = sorted({f"{file}: {function or '<module>'}" for file, function, _ in checked - known})
+
+
+def evaluate(store: Store, target: Target, run_id: int, base_commit: str, gated: set[str] | None = None) -> Verdict:
+    """Apply the target's gate to the outcomes of a check run; `gated`: only these mutants (the changed code's; the
+    mutants that only the changed tests execute are judged by teeth.test_review)."""
     policy = Policy.of(target)
-    verdict = Verdict(target.name, run_id, store.results(run_id), policy, base_commit,
-                      store.base_run(target.name, base_commit))
+    results = [r for r in store.results(run_id) if gated is None or r["mutant"] in gated]
+    verdict = Verdict(target.name, run_id, results, policy, base_commit, store.base_run(target.name, base_commit))
+    if verdict.base_run is not None:
+        like_for_like(verdict, store.results(verdict.base_run["id"]))
     required = [r for r in verdict.survivors if verdict.required(r)]
     if required:
         verdict.failures.append(f"{len(required)} mutant(s) of a required bug class survived")
@@ -89,10 +124,16 @@ def evaluate(store: Store, target: Target, run_id: int, base_commit: str) -> Ver
     if verdict.base_run is None:
         verdict.notes.append(f"no completed `teeth run` recorded at the base commit {base_commit[:12]}: "
                              f"no drop check")
-    elif rate is not None and verdict.base_rate is not None \
-            and rate < verdict.base_rate - policy.tolerance - 1e-12:
-        verdict.failures.append(f"kill rate {_pct(rate)} dropped below the base's {_pct(verdict.base_rate)} "
-                                f"(run {verdict.base_run['id']}) by more than the tolerance {_pct(policy.tolerance)}")
+    else:
+        if verdict.new_functions:
+            verdict.notes.append(f"new since the base (no drop check; fail_under and required bug classes only): "
+                                 f"{', '.join(verdict.new_functions)}")
+        compared = verdict.compared_rate
+        if compared is not None and verdict.base_rate is not None \
+                and compared < verdict.base_rate - policy.tolerance - 1e-12:
+            verdict.failures.append(f"kill rate {_pct(compared)} of the changed functions dropped below the same "
+                                    f"functions' {_pct(verdict.base_rate)} under the base (run "
+                                    f"{verdict.base_run['id']}) by more than the tolerance {_pct(policy.tolerance)}")
     return verdict
 
 
@@ -116,8 +157,9 @@ def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, func
              f"{'' if worker else '; no worker started'}",
              f"  kill rate: {_pct(verdict.rate)} ({caught}/{counted})"
              + (f", fail_under {_pct(verdict.policy.fail_under)}" if verdict.policy.fail_under is not None else "")
-             + (f", base {_pct(verdict.base_rate)} (run {verdict.base_run['id']}), tolerance "
-                f"{_pct(verdict.policy.tolerance)}" if verdict.base_run else "")]
+             + (f", same functions {_pct(verdict.compared_rate)} now, {_pct(verdict.base_rate)} under the base "
+                f"(run {verdict.base_run['id']}), tolerance {_pct(verdict.policy.tolerance)}"
+                if verdict.base_run else "")]
     for profile, (ran, collected, why) in (baseline or {}).items():
         reasons = ", ".join(f"{count} {reason}" for reason, count in why.items() if count)
         lines.append(f"  baseline [{profile}]: {ran} of {collected} tests ({reasons or 'none needed'})")

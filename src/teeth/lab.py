@@ -86,9 +86,12 @@ def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
 class Lab:
     def __init__(self, target: Target, store: Store, backends: Backends,
                  progress: Progress | None = None, cache: OutcomeCache | None = None,
-                 selection: BaselineSelection | None = None, audit: Audit | None = None):
-        """`audit`: survived and no_coverage mutants run again against the whole suite (`teeth run --audit`)."""
+                 selection: BaselineSelection | None = None, audit: Audit | None = None,
+                 full_matrix: bool = False):
+        """`audit`: survived and no_coverage mutants run again against the whole suite (`teeth run --audit`);
+        full_matrix: each mutant runs every test that executes it, and every verdict is recorded."""
         self.target, self.store, self.backends = target, store, backends
+        self.full_matrix = full_matrix
         self.progress = progress or Progress()
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
         # What each baseline test executed is always recorded; only `teeth check` selects from it.
@@ -267,11 +270,11 @@ class Lab:
             if not tests:
                 immediate.append((mutant, Outcome(mutant.id, Status.NO_COVERAGE, detail="no test executes its lines")))
                 continue
-            if history is not None:
+            if history is not None and not self.full_matrix:
                 tests = history.order(mutant, tests)  # killer-first: the likely killer runs before the rest
             budget = coverage.budget(tests, self.target.timeout_factor, self.target.timeout_floor)
             scenarios.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
-                                            tests=tests, timeout=budget))
+                                            tests=tests, timeout=budget, full_matrix=self.full_matrix))
         return scenarios, immediate
 
     def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:
@@ -283,3 +286,6 @@ class Lab:
             rows.append(outcome.replace(cache_key=key).row(profile.name))
         if rows:
             self.store.record_outcomes(run_id, rows)
+        matrices = {outcome.mutant_id: outcome.matrix for _, outcome in pairs if outcome.matrix is not None}
+        if matrices:
+            self.store.record_matrix(run_id, profile.name, matrices)

@@ -47,9 +47,9 @@ def choose_mutants(mutants: list, db: Path, target_name: str, ids: list[str], on
         chosen.add(matches[0])
     if only:
         store = Store(db, create=False)
-        latest = store.latest_run(target_name)
+        latest = store.latest_whole_run(target_name)
         if latest is None:
-            raise ConfigError(f"--only {'/'.join(only)}: no run of target {target_name} in {db}")
+            raise ConfigError(f"--only {'/'.join(only)}: no whole `teeth run` of target {target_name} in {db}")
         present = {m.id for m in mutants}
         chosen |= {row["mutant"] for row in store.results(latest["id"])
                    if row["status"] in only and row["mutant"] in present}

@@ -138,6 +138,7 @@ def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
     mutants = [m for shard_mutants, _, _ in rows for m in shard_mutants]
     outcomes = [o for _, shard_outcomes, _ in rows for o in shard_outcomes]
     tests = [t for _, _, shard_tests in rows for t in shard_tests]
+    matrix = [r for s in shards for r in s.store.matrix_rows(s.run["id"])]  # --full-matrix: each shard's, joined
     counts = {s: sum(1 for o in outcomes if o["status"] == s) for s in STATUSES}
     made = json.loads(first.run["totals"] or "{}")
     counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
@@ -146,4 +147,4 @@ def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
         "finished_at": now(), "status": "completed", "commit": first.run["commit"],
         "dirty": first.run["dirty"], "profiles": first.run["profiles"], "operators": first.run["operators"],
         "versions": first.run["versions"], "options": json.dumps(options), "timings": json.dumps(timings),
-        "totals": json.dumps(counts)}, mutants, outcomes, tests)
+        "totals": json.dumps(counts)}, mutants, outcomes, tests, matrix=matrix)

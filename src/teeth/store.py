@@ -22,6 +22,8 @@ DEFAULT_DB = "db/teeth.db"
 
 # SQL: the run measured every mutant it discovered (not one shard, not chosen mutants).
 WHOLE_OPS = "{runs}.shard is null and {runs}.mutant_filter is null"
+# SQL: a whole `teeth run`: what reading commands read by default ("latest"); a check run only when named.
+WHOLE_TEETH_RUN = "{runs}.kind = 'run' and " + WHOLE_OPS
 # SQL: each op it measured, it measured whole under each profile it ran: a point of `teeth history` (an op or profile
 # filter leaves the other ops and profiles out; an operator filter or `teeth check` measures part of an op).
 WHOLE_OP_RATES = WHOLE_OPS + " and {runs}.kind = 'run' and {runs}.operator_filter is null"
@@ -115,11 +117,40 @@ class Store:
             "test_key": (test_keys or {}).get(test), "profile_key": profile_key,
         } for test, record in tests.items()), pk=("run_id", "profile", "test"))
 
+    def record_matrix(self, run_id: int, profile: str, matrices: dict[str, list[list]]) -> None:
+        """`--full-matrix`: per mutant, every test it ran as [test, check or None (passed), detail]."""
+        self.db["matrix"].upsert_all(({"run_id": run_id, "mutant_id": mutant, "profile": profile, "test": test,
+                                       "check": check, "detail": detail}
+                                      for mutant, rows in matrices.items() for test, check, detail in rows),
+                                     pk=("run_id", "mutant_id", "profile", "test"))
+
+    def kill_matrix(self, run_id: int, mutant_id: str | None = None) -> dict[str, dict[str, dict[str, dict]]]:
+        """A run's full matrix: mutant -> profile -> test -> {check, detail} (check None: the test passed); empty for
+        a run without `--full-matrix`."""
+        where, params = "run_id = ?", [run_id]
+        if mutant_id is not None:
+            where, params = where + " and mutant_id = ?", params + [mutant_id]
+        found: dict[str, dict[str, dict[str, dict]]] = {}
+        if not self.db["matrix"].exists():
+            return found
+        for r in self.db["matrix"].rows_where(where, params, order_by="mutant_id, profile, test"):
+            found.setdefault(r["mutant_id"], {}).setdefault(r["profile"], {})[r["test"]] = {
+                "check": r["check"], "detail": r["detail"]}
+        return found
+
+    def matrix_rows(self, run_id: int) -> list[dict]:
+        """A run's full-matrix rows, as stored (what `teeth merge` copies)."""
+        if not self.db["matrix"].exists():
+            return []
+        return [dict(r) for r in self.db["matrix"].rows_where("run_id = ?", [run_id],
+                                                               order_by="mutant_id, profile, test")]
+
     def finish_run(self, run_id: int, status: str, timings: dict, totals: dict) -> None:
         self.db["runs"].update(run_id, {"status": status, "finished_at": now(),
                                         "timings": json.dumps(timings), "totals": json.dumps(totals)})
 
-    def add_run(self, run: dict, mutants: list[dict], outcomes: list[dict], tests: list[dict], then=None) -> int:
+    def add_run(self, run: dict, mutants: list[dict], outcomes: list[dict], tests: list[dict], then=None,
+                matrix: list[dict] | None = None) -> int:
         """A whole run recorded elsewhere (shards being merged, a pushed run): its row (JSON columns as text), mutants,
         outcomes and baseline tests, in one transaction; `then(run_id)` writes more in it. Nothing stays on failure."""
         run_id = None
@@ -129,6 +160,9 @@ class Store:
                 self.db["mutants"].upsert_all(mutants, pk="id")
                 self.record_outcomes(run_id, outcomes)
                 self.db["tests"].upsert_all(({**t, "run_id": run_id} for t in tests), pk=("run_id", "profile", "test"))
+                if matrix:
+                    self.db["matrix"].upsert_all(({**r, "run_id": run_id} for r in matrix),
+                                                 pk=("run_id", "mutant_id", "profile", "test"))
                 if then is not None:
                     then(run_id)
         except BaseException:
@@ -138,8 +172,9 @@ class Store:
         return run_id
 
     def forget_run(self, run_id: int) -> None:
-        for table in ("outcomes", "tests"):
-            self.db[table].delete_where("run_id = ?", [run_id])
+        for table in ("outcomes", "tests", "matrix"):
+            if self.db[table].exists():
+                self.db[table].delete_where("run_id = ?", [run_id])
         self.db["runs"].delete_where("id = ?", [run_id])
 
     # -- reads ----------------------------------------------------------------
@@ -169,6 +204,18 @@ class Store:
             where.append("status = ?"), params.append(status)
         rows = list(self.db["runs"].rows_where(" and ".join(where) or None, params, order_by="id desc", limit=1))
         return rows[0] if rows else None
+
+    def latest_whole_run(self, target: str | None = None, with_outcomes: bool = False) -> dict | None:
+        """The latest whole `teeth run` (of `target`, when given): not a `teeth check`, not one shard, not chosen
+        mutants; with_outcomes: only a run that recorded outcomes. What every reading command reads unless told
+        `--run ID`."""
+        where, params = [WHOLE_TEETH_RUN.format(runs="r")], []
+        if target:
+            where.append("r.target = ?"), params.append(target)
+        if with_outcomes:
+            where.append("exists (select 1 from outcomes o where o.run_id = r.id)")
+        rows = self.db.query(f"select r.* from runs r where {' and '.join(where)} order by r.id desc limit 1", params)
+        return next((dict(row) for row in rows), None)
 
     def test_records(self, target: str, profile: str, profile_key: str) -> dict[str, dict]:
         """Each test's newest passing baseline record of `target` under this profile and profile key."""
@@ -211,10 +258,9 @@ class Store:
         return next((dict(r) for r in rows), None)
 
     def latest_measured_run(self, target: str) -> int | None:
-        """The target's latest `teeth run` with outcomes (`teeth check` runs aside: they hold only changed code)."""
-        return self.db.execute(
-            """select max(r.id) from runs r where r.target = ? and r.kind = 'run'
-               and exists (select 1 from outcomes o where o.run_id = r.id)""", [target]).fetchone()[0]
+        """The target's latest whole `teeth run` with outcomes (`latest_whole_run`)."""
+        row = self.latest_whole_run(target, with_outcomes=True)
+        return row["id"] if row else None
 
     def newest_keyed_outcomes(self, profile: str, mutant_ids: list[str]) -> dict[str, dict]:
         """The newest outcome with a cache key of each of these mutants under a profile."""
@@ -291,7 +337,7 @@ class Store:
 
     def outcomes_of(self, mutant_id: str) -> list[dict]:
         return [dict(r) for r in self.db.query(
-            """select o.*, r.started_at, r."commit" from outcomes o join runs r on r.id = o.run_id
+            """select o.*, r.started_at, r."commit", r.kind, r.shard, r.mutant_filter from outcomes o join runs r on r.id = o.run_id
                where o.mutant_id = ? order by o.run_id desc, o.profile""", [mutant_id])]
 
     def tests_executing(self, target: str, file: str, lines: range) -> dict[str, dict]:

@@ -87,6 +87,14 @@ def m007_run_kind_and_filters(db: sqlite_utils.Database) -> None:
         db["runs"].update(row["id"], run_columns(json.loads(row["options"] or "{}")))
 
 
+@step
+def m008_kill_matrix(db: sqlite_utils.Database) -> None:
+    """`--full-matrix`: every test a mutant ran and its verdict (`check` null: it passed), one row each."""
+    db["matrix"].create({"run_id": int, "mutant_id": str, "profile": str, "test": str, "check": str, "detail": str},
+                        pk=("run_id", "mutant_id", "profile", "test"), if_not_exists=True)
+    db["matrix"].create_index(["run_id", "test"], if_not_exists=True)
+
+
 RUN_COLUMNS = ("kind", "op_filter", "operator_filter", "profile_filter", "shard", "mutant_filter")
 
 

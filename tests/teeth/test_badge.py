@@ -41,7 +41,7 @@ def test_badge_of_a_target_without_runs_is_one_line_and_exit_2(project, teeth, t
     root = project("weak_suite")
     assert teeth("run", "--target", "rows", cwd=root).returncode == 0
     done = teeth_in_process("badge", "--target", "nope", "--db", teeth.db, cwd=root)
-    assert_one_line_error(done, "no runs with outcomes of target 'nope'", "targets with runs: rows")
+    assert_one_line_error(done, "no whole `teeth run` with outcomes of target 'nope'", "targets with runs: rows")
     assert not (root / "badge.svg").exists()
     done = teeth_in_process("badge", "--target", "rows", "--out", tmp_path / "missing" / "b.svg", "--db", teeth.db,
                             cwd=root)

@@ -26,7 +26,7 @@ def store(tmp_path):
     return store
 
 
-def test_latest_is_the_newest_run_and_with_a_target_the_newest_of_that_target(store):
+def test_latest_is_the_newest_whole_run_and_with_a_target_the_newest_of_that_target(store):
     assert resolve_run(store, "latest")["id"] == 3
     assert resolve_run(store, "latest", "cols")["id"] == 2
     assert resolve_run(store, "2")["target"] == "cols"
@@ -47,11 +47,11 @@ def test_a_bad_run_reference_is_the_same_one_line_error_in_every_command(store, 
 def test_latest_of_a_target_without_runs_names_the_target(store, tmp_path, command):
     line = [a.format(out=tmp_path / "out") for a in READERS[command]]
     assert_one_line_error(teeth_in_process(*line, "--target", "nope", "--db", store.path, cwd=tmp_path),
-                          "no runs of target 'nope' in")
+                          "no whole `teeth run` of target 'nope' in")
 
 
 def test_latest_of_an_empty_database_is_one_line(tmp_path):
     empty = Store(tmp_path / "teeth.db")
-    with pytest.raises(TeethError, match="^no runs in "):
+    with pytest.raises(TeethError, match="^no whole `teeth run` in "):
         resolve_run(empty, "latest")
-    assert_one_line_error(teeth_in_process("results", "--db", empty.path, cwd=tmp_path), "no runs in")
+    assert_one_line_error(teeth_in_process("results", "--db", empty.path, cwd=tmp_path), "no whole `teeth run` in")

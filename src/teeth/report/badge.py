@@ -43,10 +43,10 @@ def endpoint(rate: float | None) -> str:
 
 
 def latest_rate(store: Store, target: str) -> tuple[int, float | None]:
-    """(run id, kill rate) of the target's latest run with outcomes, `teeth check` runs aside (they hold only the
-    changed code's mutants); a one-line error when it has none."""
+    """(run id, kill rate) of the target's latest whole `teeth run` with outcomes (a `teeth check`, a shard or chosen
+    mutants hold part of the target); a one-line error when it has none."""
     run_id = store.latest_measured_run(target)
     if run_id is None:
         known = ", ".join(store.run_targets()) or "none"
-        raise TeethError(f"no runs with outcomes of target {target!r} in {store.path} (targets with runs: {known})")
+        raise TeethError(f"no whole `teeth run` with outcomes of target {target!r} in {store.path} (targets with runs: {known})")
     return run_id, kill_rate(store.outcome_counts(run_id))

@@ -1,4 +1,5 @@
-"""GitHub Actions output of `teeth check`: an `::error` annotation per survivor and a markdown job summary."""
+"""GitHub Actions output of `teeth check`: an annotation per survivor (`::error` when it gates, `::warning` when it
+does not) and a markdown job summary."""
 
 from __future__ import annotations
 
@@ -25,17 +26,19 @@ def _repo_path(check, row: dict) -> str:
 
 
 def annotations(checks) -> list[str]:
-    """One workflow command per surviving mutant (survived or no_coverage) of every checked target."""
+    """One workflow command per surviving mutant (survived or no_coverage) of every checked target: `::error` for a
+    required bug class (it fails the gate), `::warning` for one that does not gate."""
     lines = []
     for check in checks:
         verdict = check.verdict
         for row in verdict.survivors:
-            kind = "required bug class" if verdict.required(row) else "not gating"
+            gating = verdict.required(row)
+            kind = "required bug class" if gating else "not gating"
             title = f"teeth: {row['operator']} mutant {row['status']} ({kind})"
             change = " ".join(f"{row['original']} -> {row['replacement']}".split())
             message = (f"mutant {row['mutant']} ({row['operator']}, profile {row['profile']}) {row['status']}: "
                        f"{change}\nno test caught it; see: teeth show {row['mutant']}")
-            lines.append(f"::error file={_escape_property(_repo_path(check, row))},line={row['line']},"
+            lines.append(f"::{'error' if gating else 'warning'} file={_escape_property(_repo_path(check, row))},line={row['line']},"
                          f"title={_escape_property(title)}::{_escape_data(message)}")
     return lines
 

@@ -35,16 +35,19 @@ class RunPart:
     root: Path  # where the target's files and test files are read from
     fail_under: float | None = None
     relative_to: Path | None = None  # file paths are keyed relative to this (default: root)
+    matrix: dict | None = None  # Store.kill_matrix: with --full-matrix, every killing and every executing test
 
 
 def run_part(store: Store, run_id: int, root: Path, fail_under: float | None = None) -> RunPart:
-    return RunPart(store.results(run_id), store.baseline_tests(run_id), Path(root), fail_under)
+    return RunPart(store.results(run_id), store.baseline_tests(run_id), Path(root), fail_under,
+                   matrix=store.kill_matrix(run_id))
 
 
 def check_part(store: Store, check) -> RunPart:
     """A `teeth check` target's run, keyed relative to the repository's top level."""
     return RunPart(check.verdict.results, store.baseline_tests(check.verdict.run_id), check.target.root,
-                   check.verdict.policy.fail_under, Path(check.changes.toplevel))
+                   check.verdict.policy.fail_under, Path(check.changes.toplevel),
+                   matrix=store.kill_matrix(check.verdict.run_id))
 
 
 def _location(source: str, line: int, original: str) -> dict:
@@ -83,7 +86,8 @@ class _Coverage:
         return found
 
 
-def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool) -> dict:
+def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool, matrix: dict | None = None) -> dict:
+    """`matrix`: the mutant's full matrix under its profile (test -> {check}), when the run recorded one."""
     mutant = {
         "id": f"{row['mutant']}@{row['profile']}" if many_profiles else row["mutant"],
         "mutatorName": row["operator"],
@@ -99,7 +103,13 @@ def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool) ->
             covered = [*covered, row["killed_by"]]
         mutant["coveredBy"] = covered
         mutant["testsCompleted"] = row.get("tests_run") or 0
-    if row["killed_by"]:
+    if matrix:  # --full-matrix: the tests that ran it are the ones that executed it; each failing one killed it
+        mutant["coveredBy"] = list(matrix)
+        mutant["testsCompleted"] = len(matrix)
+        killers = [test for test, verdict in matrix.items() if verdict["check"] is not None]
+        if killers:
+            mutant["killedBy"] = killers
+    elif row["killed_by"]:
         mutant["killedBy"] = [row["killed_by"]]
     reason = row["detail"] or (f"check: {row['check']}" if row["check"] else None)
     if reason:
@@ -142,7 +152,8 @@ def report(parts: list[RunPart], thresholds: tuple[int, int] = (80, 60)) -> dict
                 sources[path] = _read(path) or ""
             name = _name(path, part.relative_to or part.root, row["file"])
             entry = files.setdefault(name, {"language": "python", "source": sources[path], "mutants": []})
-            entry["mutants"].append(_mutant(row, sources[path], coverage, many_profiles))
+            matrix = (part.matrix or {}).get(row["mutant"], {}).get(row["profile"])
+            entry["mutants"].append(_mutant(row, sources[path], coverage, many_profiles, matrix))
     fail_under = [p.fail_under for p in parts if p.fail_under is not None]
     high, low = thresholds
     if fail_under:

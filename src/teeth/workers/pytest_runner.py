@@ -156,15 +156,22 @@ class PytestRunner:
         except MutantNotApplied as exc:
             return Outcome.failed(scenario.id, WorkerFailure.NOT_APPLIED, str(exc))
         test_seconds = 0.0
+        matrix: list[list] = []  # --full-matrix: every test's verdict; otherwise the first failure stops
+        first = None
         for count, nodeid in enumerate(scenario.tests, 1):
             report(Running(nodeid, count))
             started = time.perf_counter()
             failure = _run_item(self.items[nodeid])
             test_seconds += time.perf_counter() - started
-            if failure:
-                return Outcome(scenario.id, Status.KILLED, killed_by=failure["test"], check=failure["check"],
-                               detail=failure["detail"], tests_run=count, test_seconds=test_seconds)
-        return Outcome(scenario.id, Status.SURVIVED, tests_run=len(scenario.tests), test_seconds=test_seconds)
+            matrix.append([nodeid, failure["check"], failure["detail"]] if failure else [nodeid, None, None])
+            first = first or failure
+            if failure and not scenario.full_matrix:
+                break
+        full = matrix if scenario.full_matrix else None
+        if first:
+            return Outcome(scenario.id, Status.KILLED, killed_by=first["test"], check=first["check"],
+                           detail=first["detail"], tests_run=len(matrix), test_seconds=test_seconds, matrix=full)
+        return Outcome(scenario.id, Status.SURVIVED, tests_run=len(matrix), test_seconds=test_seconds, matrix=full)
 
 
 class WorkerPlugin:
