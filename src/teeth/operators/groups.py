@@ -243,15 +243,14 @@ def group_index(expr: cst.BaseExpression, flow: Flow | None) -> cst.BaseExpressi
 
 
 def _per_group(seq: cst.BaseExpression, flow: Flow) -> bool:
-    """Can `seq` be a sequence of per-group indices: a list built here, an index tensor, or a parameter or
-    attribute (the caller's groups)? A name bound once to anything else is not."""
+    """Can `seq` be a sequence of per-group indices: a list built here, or a parameter or attribute (the caller's
+    groups)? A name bound once to anything else is not: an item of an index tensor is one position, a group's key."""
     if isinstance(seq, cst.Attribute):
         return True
     if not isinstance(seq, cst.Name):
         return False
     if seq.value in flow.values:
-        value = flow.values[seq.value]
-        return isinstance(value, (cst.List, cst.ListComp)) or is_index(value, flow, 3)
+        return isinstance(flow.values[seq.value], (cst.List, cst.ListComp))
     return True
 
 
