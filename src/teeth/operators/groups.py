@@ -193,6 +193,9 @@ def is_index(expr: cst.BaseExpression, flow: Flow | None, depth: int = 6) -> boo
         return True
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         return again(expr.left) or again(expr.right)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply,
+                                                                            cst.FloorDivide, cst.Modulo)):
+        return again(expr.left) or again(expr.right)  # positions shifted or scaled: `arange(n) - ptr[batch]`
     if isinstance(expr, cst.Call):
         if torch_call(expr, "where"):
             return False  # one argument: a tuple of index tensors; three: values

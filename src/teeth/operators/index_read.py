@@ -93,6 +93,8 @@ class IndexRead(Operator):
             Example("def f(x, m):\n    keep = m.nonzero().squeeze(1)\n    return x[keep, :]\n",
                     ("def f(x, m):\n    keep = m.nonzero().squeeze(1)\n    return x\n",)),
             Example(moe, (moe.replace("x[None, top_x]", "x"),)),
+            Example("def f(x, off):\n    idx = torch.arange(4) + off\n    return x[idx]\n",
+                    ("def f(x, off):\n    idx = torch.arange(4) + off\n    return x\n",)),
             Example(groups, (groups.replace("x[idx[i]]", "x"), groups.replace("x[idx[i]]", "x[idx[0]]"))),
             Example("rows = x.index_select(0, idx)", ("rows = x",)),
             Example("rows = torch.index_select(x, 0, idx)", ("rows = x",)),
