@@ -22,6 +22,7 @@ class Function:
     first: int
     last: int
     parent: Function | None = field(default=None, repr=False)  # the function it is defined in, if any
+    owner: cst.ClassDef | None = field(default=None, repr=False)  # the class whose body holds its def (a method's)
 
     @property
     def outer(self) -> Function:
@@ -66,19 +67,22 @@ class EnclosingProvider(VisitorMetadataProvider[Enclosing]):
         super().__init__()
         self._names: list[str] = []  # the qualified-name parts so far
         self._held: list[Enclosing] = [MODULE_LEVEL]
+        self._classes: list[cst.ClassDef | None] = [None]  # per held level: the class it is, None for a function
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.set_metadata(node, self._held[-1])
         if isinstance(node, cst.ClassDef):
             self._names.append(node.name.value)
             self._held.append(Enclosing(".".join(self._names), self._held[-1].function))
+            self._classes.append(node)
         elif isinstance(node, cst.FunctionDef):
             position = self.get_metadata(PositionProvider, node)
             first = min([position.start.line,
                          *(self.get_metadata(PositionProvider, d).start.line for d in node.decorators)])
             name = ".".join([*self._names, node.name.value])
-            function = Function(name, node, first, position.end.line, self._held[-1].function)
+            function = Function(name, node, first, position.end.line, self._held[-1].function, self._classes[-1])
             self._held.append(Enclosing(name, function))
+            self._classes.append(None)
             self._names.extend((node.name.value, "<locals>"))
         return True
 
@@ -86,8 +90,10 @@ class EnclosingProvider(VisitorMetadataProvider[Enclosing]):
         if isinstance(original_node, cst.ClassDef):
             self._names.pop()
             self._held.pop()
+            self._classes.pop()
         elif isinstance(original_node, cst.FunctionDef):
             self._held.pop()
+            self._classes.pop()
             del self._names[-2:]
 
 

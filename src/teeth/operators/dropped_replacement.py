@@ -5,11 +5,14 @@ from __future__ import annotations
 import libcst as cst
 
 from teeth.operators.base import Example, Operator, method_call, positional, torch_call
+from teeth.operators.groups import dict_store, flow_of
 from teeth.operators.pieces import code, minus, plus, row_of, rows_of
 
-IN_PLACE_SPLICES = ("copy_", "index_copy_", "index_put_", "scatter_", "masked_scatter_", "put_", "set_")
+IN_PLACE_SPLICES = ("copy_", "index_copy_", "index_put_", "scatter_", "masked_scatter_", "put_", "set_",
+                    "index_add_", "scatter_add_", "scatter_reduce_", "index_reduce_")
 OUT_OF_PLACE_SPLICES = ("index_copy", "index_put", "scatter", "masked_scatter", "slice_scatter",
-                        "select_scatter", "diagonal_scatter")
+                        "select_scatter", "diagonal_scatter", "index_add", "scatter_add", "scatter_reduce",
+                        "index_reduce")
 CONCATENATIONS = ("cat", "concat", "concatenate")
 
 
@@ -41,14 +44,14 @@ class DroppedReplacement(Operator):
     name = "dropped_replacement"
     summary = "a splice or replacement computed and then discarded"
     bug = (
-        "A replacement of an invoke's rows must be spliced back into the batch (widen). When "
-        "the splice is computed but the original whole value is returned or kept, the edit "
-        "silently does nothing: nnsight's _widen_tensor returned `full` and discarded `edited` "
-        "for every token-flattened activation until the scoping fix."
+        "New values for some rows of a batch (a group's, a slice's) must be spliced back into the batch: written "
+        "in place, scattered by index or concatenated with the rows around them. When the splice is computed but "
+        "the original whole value is returned or kept, the edit silently does nothing: every test that only "
+        "compares shapes, or edits nothing, still passes."
     )
     killing_test = (
-        "Replace an invoke's value with one that differs from the original (zeros, a constant) and assert that "
-        "the output changes for that invoke's rows, and only for them."
+        "Replace some rows of the batch with values that differ from the original (zeros, a constant) and assert "
+        "that the output changes for those rows, and only for them."
     )
     node_types = (cst.Expr, cst.Assign, cst.Call)
 
@@ -56,7 +59,9 @@ class DroppedReplacement(Operator):
         if isinstance(node, cst.Expr) and method_call(node.value, *IN_PLACE_SPLICES):
             yield cst.Pass()
         elif isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets):
-            yield cst.Pass()
+            flow = flow_of(ctx)
+            if not all(dict_store(t.target, flow) for t in node.targets if isinstance(t.target, cst.Subscript)):
+                yield cst.Pass()  # a store into a dict (`d[name] = v`, `kwargs["k"] = v`) splices no rows
         elif isinstance(node, cst.Call):
             yield from self._kept_original(node, ctx.parent)
             if torch_call(node, *CONCATENATIONS):
@@ -158,6 +163,27 @@ class DroppedReplacement(Operator):
             Example("out.index_copy_(0, rows, edited)", ("pass",)),
             Example("out.index_put_((rows,), edited)", ("pass",)),
             Example("out.scatter_(0, index, edited)", ("pass",)),
+            Example("out.index_add_(0, top_x, edited)", ("pass",)),
+            Example("out.scatter_add_(0, index, edited)", ("pass",)),
+            Example("out.scatter_reduce_(0, index, edited, 'sum')", ("pass",)),
+            Example("result = torch.scatter_add(full, 0, index, edited)", ("result = full",)),
+            Example("result = full.index_add(0, rows, edited)", ("result = full",)),
+            # stores into dicts splice no rows: a text key, a dict made here, **kwargs, a dict attribute
+            Example("cache['rows'] = edited", ()),
+            Example("def f(x, **kwargs):\n    kwargs['offsets'] = x\n", ()),
+            Example("def f(name: str, v):\n    d = {}\n    d[name] = v\n", ()),
+            Example("def f(name: str, v, out):\n    out[name] = v\n", ()),
+            Example("def f(key, v):\n    d = dict()\n    d[key] = v\n", ()),
+            Example("class A:\n    def __init__(self):\n        self.cache = {}\n"
+                    "    def put(self, key, t):\n        self.cache[key] = t\n", ()),
+            Example("class A:\n    def __init__(self):\n        self.r = nn.ModuleDict()\n"
+                    "    def put(self, key, r):\n        self.r[key] = r\n", ()),
+            # ... but a store into rows, or into an attribute the class also makes a tensor, is a splice
+            Example("def f(key, v, out):\n    out[key] = v\n", ("def f(key, v, out):\n    pass\n",)),
+            Example("class A:\n    def __init__(self, n):\n        self.cache = torch.zeros(n)\n"
+                    "    def put(self, key, t):\n        self.cache[key] = t\n",
+                    ("class A:\n    def __init__(self, n):\n        self.cache = torch.zeros(n)\n"
+                     "    def put(self, key, t):\n        pass\n",)),
             Example("out.masked_scatter_(mask, edited)", ("pass",)),
             Example("result = out.index_copy_(0, rows, edited)", ("result = out",)),
             # out-of-place splices: the original kept

@@ -1,6 +1,6 @@
 """Which part of a batched tensor an expression is: rows [lo, hi) along a dim, one picked row, one split piece.
 
-A splice (`torch.cat([pre, edited, post])`) and a per-invoke pick (`x.split(sizes)[i]`) are recognised from these,
+A splice (`torch.cat([pre, edited, post])`) and a per-group pick (`x.split(sizes)[i]`) are recognised from these,
 through the enclosing function's bindings (`pre = full.narrow(0, 0, start)`).
 """
 

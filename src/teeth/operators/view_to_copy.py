@@ -18,13 +18,13 @@ class ViewToCopy(Operator):
     name = "view_to_copy"
     summary = "a view -> .clone()"
     bug = (
-        "Reads inside an invoke must be views of the batch so that in-place edits land in the "
-        "invoke's rows. A copy looks identical to every read-only test; only a test that edits "
+        "Reads of a group's rows must be views of the batch so that in-place edits land in the "
+        "batch's rows. A copy looks identical to every read-only test; only a test that edits "
         "in place and reads the batch afterwards can tell the difference."
     )
     killing_test = (
-        "Edit the value in place inside an invoke (`x[:] = 0`, `x.mul_(2)`), then read the batch or the model's "
-        "output afterwards and assert that the edit landed in that invoke's rows."
+        "Edit one group's rows in place (`x[:] = 0`, `x.mul_(2)`), then read the batch or the model's "
+        "output afterwards and assert that the edit landed in that group's rows."
     )
     node_types = (cst.Call, cst.Subscript)
 

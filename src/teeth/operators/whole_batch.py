@@ -13,12 +13,13 @@ class WholeBatch(Operator):
     name = "whole_batch"
     summary = "t.narrow(...) / t[a:b] / t.split(...)[i] -> t"
     bug = (
-        "Row scoping that falls through serves the whole batch to every invoke: a read sees "
-        "every invoke's rows, an in-place edit lands on all of them. nnsight's single shape "
-        "test sent every token-flattened activation to every invoke whole."
+        "Row scoping that falls through serves the whole batch to every group of rows: a read "
+        "sees every group's rows, an in-place edit lands on all of them. A test that checks "
+        "shapes with one group in the batch cannot tell."
     )
     killing_test = (
-        "Two invokes with different values (or row counts), each asserted to see only its own rows: the shape of "
+        "Two groups of rows with different values (or row counts), each asserted to see only its own rows: the "
+        "shape of "
         "what it reads, and an in-place edit in one that leaves the other's rows unchanged."
     )
     node_types = (cst.Call, cst.Subscript)
@@ -30,7 +31,7 @@ class WholeBatch(Operator):
             if narrowing_slices(node):
                 yield node.value
             elif (pick := split_pick(node, ctx.bindings)) is not None:
-                yield pick[0]  # the piece picked for an invoke -> the tensor split
+                yield pick[0]  # the piece picked for a group -> the tensor split
         elif torch_call(node, "narrow"):
             first = positional(node, 0)
             if first is not None:
@@ -44,7 +45,7 @@ class WholeBatch(Operator):
             Example("rows = torch.narrow(t, 0, start, size)", ("rows = t",)),
             Example("rows = t[start:stop]", ("rows = t",)),
             Example("scaled = x * rstd[:, None]", ()),
-            # a piece of a split picked per invoke
+            # a piece of a split picked per group
             Example("rows = torch.split(x, sizes)[i]", ("rows = x",)),
             Example("rows = x.split(sizes, dim=0)[i]", ("rows = x",)),
             Example("rows = x.chunk(n)[i]", ("rows = x",)),

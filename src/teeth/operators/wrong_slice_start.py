@@ -38,14 +38,14 @@ class WrongSliceStart(Operator):
     name = "wrong_slice_start"
     summary = "narrow/slice start, split piece index -> 0, start+1, start-1; start*k -> start"
     bug = (
-        "An invoke's rows are [start, start+size) of the batch, or [start*k, (start+size)*k) "
-        "when a layer flattens tokens into the leading dim (MoE routers' (batch*seq, hidden)). "
-        "A start of 0, an off-by-one, or a dropped multiple k serves a neighbour's rows: a "
-        "plausible tensor of the right dtype, often of the right shape (nnsight batching)."
+        "A group's rows are [start, start+size) of the batch, or [start*k, (start+size)*k) "
+        "when a layer flattens tokens into the leading dim ((batch*seq, hidden)). A start of 0, "
+        "an off-by-one, or a dropped multiple k serves a neighbour's rows: a plausible tensor "
+        "of the right dtype, often of the right shape."
     )
     killing_test = (
-        "Invokes with distinct values in every row (not identical inputs), each asserted to read and write "
-        "exactly its own rows [start, start+size), the second and later invokes included; where a layer flattens "
+        "Groups of rows with distinct values in every row (not identical inputs), each asserted to read and write "
+        "exactly its own rows [start, start+size), the second and later groups included; where a layer flattens "
         "tokens into the leading dim, a sequence length above 1."
     )
     kills = ("behaviour", "batch_invariance")
@@ -108,7 +108,7 @@ class WrongSliceStart(Operator):
                 "rows = t[lo:hi]",
                 ("rows = t[0:hi]", "rows = t[lo + 1:hi]", "rows = t[lo - 1:hi]"),
             ),
-            # a piece of a split picked per invoke
+            # a piece of a split picked per group
             Example("rows = x.split(sizes)[i]",
                     ("rows = x.split(sizes)[0]", "rows = x.split(sizes)[i + 1]", "rows = x.split(sizes)[i - 1]")),
             Example("rows = torch.chunk(x, n, dim=0)[0]",

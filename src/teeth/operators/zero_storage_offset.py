@@ -11,13 +11,13 @@ class ZeroStorageOffset(Operator):
     name = "zero_storage_offset"
     summary = "x.storage_offset() -> 0"
     bug = (
-        "A view's geometry is (shape, stride, storage offset). Code that rebuilds an invoke's "
-        "slice of a batched gradient through as_strided must carry the offset; forcing it to 0 "
-        "reads batch row 0 for every invoke. With identical inputs per invoke, or when only "
-        "the first invoke is tested, the wrong rows look right (nnsight #699/#700)."
+        "A view's geometry is (shape, stride, storage offset). Code that rebuilds one group's "
+        "rows of a batched tensor (or its gradient) through as_strided must carry the offset; "
+        "forcing it to 0 reads batch row 0 for every group. With identical inputs per group, or "
+        "when only the first group is tested, the wrong rows look right."
     )
     killing_test = (
-        "Two or more invokes with different inputs per invoke, one of them not starting at row 0, each asserted "
+        "Two or more groups of rows with different inputs, one of them not starting at row 0, each asserted "
         "against its own rows (its output, or its gradient read through the rebuilt view)."
     )
     kills = ("behaviour", "batch_invariance")
