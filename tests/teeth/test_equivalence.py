@@ -246,3 +246,40 @@ def test_a_use_before_the_views_binding_does_not_keep_it_but_one_after_does(tmp_
     late = "def f(x):\n    x = [y[:1] for y in x]\n    if len(x) == 1:\n        return x\n    return torch.cat(x)\n"
     assert [m.skip is not None for m in discovered(tmp_path, early, ["view_to_copy"])] == [True]
     assert [m.skip is not None for m in discovered(tmp_path, late, ["view_to_copy"])] == [False]
+
+
+# -- strides of viewed inputs; a copy that stops a kernel writing into the caller's input ------------------------------
+
+KERNEL_STORING_Y = ("@triton.jit\ndef k(x_ptr, y_ptr, stride, n):\n    i = tl.arange(0, 4)\n"
+                    "    tl.store(y_ptr + i * stride, tl.load(x_ptr + i * stride))\n\n")
+
+
+def test_the_stride_of_a_viewed_row_strided_input_passed_to_a_kernel_stays_a_survivor(tmp_path):
+    source = KERNEL_STORING_Y + ("def f(x, dim):\n    x = x.view(-1, dim)\n    y = torch.empty_like(x)\n"
+                                 "    k[(1,)](x, y, x.stride(0), dim)\n    return y\n")
+    mutants = discovered(tmp_path, source, ["stride_assumption"])
+    assert mutants and all(m.skip is None for m in mutants)
+
+
+def test_the_stride_after_a_contiguous_rebinding_passed_to_a_kernel_is_suppressed(tmp_path):
+    source = KERNEL_STORING_Y + ("def f(x, dim):\n    x = x.transpose(0, 1)\n    x = x.contiguous()\n"
+                                 "    y = torch.empty_like(x)\n    k[(1,)](x, y, x.stride(0), dim)\n    return y\n")
+    mutants = discovered(tmp_path, source, ["stride_assumption"])
+    assert mutants and all("already_contiguous" in judged_by(m.skip) for m in mutants)
+
+
+def test_a_copy_that_only_stops_a_kernel_writing_into_the_callers_input_is_kept_by_policy(tmp_path):
+    source = KERNEL_STORING_Y + ("def f(x, dim):\n    x = x.view(-1, dim)\n    k[(1,)](x, x, 1, dim)\n"
+                                 "    return x.sum()\n")
+    mutants = [m for m in discovered(tmp_path, source, ["view_to_copy"]) if m.line == 7]
+    assert mutants and all(m.skip is None for m in mutants)
+
+
+def test_a_kernel_stores_only_through_pointers_derived_from_its_parameters():
+    import libcst as cst
+    from teeth.equivalence.kernels import kernel_effects
+    kernel = cst.parse_module(KERNEL_STORING_Y + "@triton.jit\ndef h(a_ptr, b_ptr, n):\n    p = b_ptr + n\n"
+                              "    tl.atomic_add(p, tl.load(a_ptr))\n    helper(a_ptr)\n").body
+    stored = kernel_effects(kernel[0]).stored  # an offset term (stride) counts too: over-counting only keeps mutants
+    assert "y_ptr" in stored and "x_ptr" not in stored
+    assert {"a_ptr", "b_ptr"} <= kernel_effects(kernel[1]).stored  # atomic through a derived name; a helper may write

@@ -10,6 +10,9 @@ from teeth.equivalence.flow import assigned_value, uses
 from teeth.equivalence.reads import DEPTH
 
 VIEW = ("view_to_copy",)
+# a kernel of the file that stores only into y_ptr: x_ptr and c_ptr are only read
+KERNEL = ("@triton.jit\ndef k(x_ptr, c_ptr, y_ptr, n):\n    i = tl.arange(0, 4)\n    v = tl.load(x_ptr + i) * tl.load(c_ptr + i)\n"
+          "    tl.store(y_ptr + i, v)\n\n")
 
 
 @rule
@@ -40,6 +43,15 @@ class ViewOnlyRead(Rule):
         "def f(full, n):\n    rows = full[:n]\n    alias = rows.view(-1)\n    alias.zero_()\n    return full\n",
         "def f(full, n):\n    rows = full[:n]\n    def g():\n        return rows\n    return g\n",  # returned by a closure
         "def f(full, n):\n    rows = full[:n]\n    torch.add(full, 1, out=rows)\n    return full\n",
+    )
+    suppresses += (
+        KERNEL + "def f(x, c, n):\n    c = c.unsqueeze(0)\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
+        "    return y\n",  # the view goes to a parameter the kernel only loads from
+    )
+
+    keeps += (
+        KERNEL + "def f(x, c, n):\n    y = x.unsqueeze(0)\n    k[(1,)](x, c, y, n)\n    return x\n",  # stored into
+        "from elsewhere import k\n\ndef f(x, c, n):\n    c = c.unsqueeze(0)\n    k[(1,)](x, c, x, n)\n    return x\n",
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
@@ -173,6 +185,16 @@ class ViewOfFreshLocal(Rule):
         "def f(x, n):\n    out = x\n    out = out[:n]\n    return out\n",  # the parameter under another name
         "def f(n):\n    def g():\n        return out\n    out = torch.zeros(n)\n    keep = g()\n    out = out[:2]\n"
         "    return out, keep\n",  # a closure hands the base out
+    )
+
+    suppresses += (  # the view is made after the last write to its base, a kernel's store, and returned
+        KERNEL + "def f(x, c, n, shape):\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
+        "    return y.view(*shape)\n",
+    )
+    keeps += (
+        KERNEL + "def f(x, c, n, shape):\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
+        "    keep(y)\n    return y.view(*shape)\n",  # handed to an unknown callee as well
+        KERNEL + "def f(x, c, n, shape):\n    k[(1,)](c, c, x, n)\n    return x.view(*shape)\n",  # the caller's
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
