@@ -188,7 +188,7 @@ def discover_source(target: Target, path: Path, source: str, operators: list[Ope
             diff=_diff(source, code, display), lines=sorted({stmt, *span} - {0}),
             skip=(annotations.skip_reason(span, operator.name)
                   or target.skip_reason(ident, display, qual, operator.name)
-                  or rules.reason(node, replacement, operator.name)),
+                  or rules.reason(node, replacement, operator)),
         ))
     result.mutants.sort(key=lambda m: (m.line, m.operator))
     return result

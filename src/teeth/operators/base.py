@@ -30,6 +30,8 @@ class Operator:
     domain: bool = True  # a bug class of batched tensor code, as opposed to a generic mutation
     kernel_only: bool = False  # applies only inside @triton.jit kernels
     dtypes: tuple[str, ...] | None = None  # a profile kills it only when it runs one of these dtypes; None: any
+    # the equivalence rules that judge its mutants (teeth.equivalence); any mutant of a launch's unread keyword
+    rules: tuple[str, ...] = ("unread_launch_keyword",)
 
     def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[cst.CSTNode]:
         """Every replacement for `node`, given where it stands (`ctx`: its parent, the enclosing function, the

@@ -20,6 +20,7 @@ class StrideAssumption(Operator):
         "the result on `.contiguous()` of the same input."
     )
     node_types = (cst.Call,)
+    rules = (*Operator.rules, "already_contiguous")
 
     def mutate(self, node, ctx):
         if method_call(node, "stride") and not method_call(node.func.value, "contiguous"):

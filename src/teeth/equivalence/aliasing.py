@@ -1,0 +1,280 @@
+"""Aliasing rules: a view made into a copy (view_to_copy) is equivalent when no write can land through it."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from teeth.equivalence.base import Context, Mutation, Rule, rule
+from teeth.equivalence.effects import base_of, is_fresh, storage_root
+from teeth.equivalence.flow import assigned_value, uses
+from teeth.equivalence.reads import DEPTH
+
+VIEW = ("view_to_copy",)
+# a kernel of the file that stores only into y_ptr: x_ptr and c_ptr are only read
+KERNEL = ("@triton.jit\ndef k(x_ptr, c_ptr, y_ptr, n):\n    i = tl.arange(0, 4)\n    v = tl.load(x_ptr + i) * tl.load(c_ptr + i)\n"
+          "    tl.store(y_ptr + i, v)\n\n")
+
+
+@rule
+class ViewOnlyRead(Rule):
+    name = "view_only_read"
+    reason = "the view is only read: nothing writes through it or its base, and it never escapes"
+    examples_operators = VIEW
+    suppresses = (
+        "def splice(full, edited, start, stop):\n    pre = full.narrow(0, 0, start)\n"
+        "    post = full.narrow(0, stop, full.shape[0] - stop)\n    return torch.cat([pre, edited, post], dim=0)\n",
+        "def f(x, half):\n    x1, x2 = x[..., :half], x[..., half:]\n    return torch.cat((-x2, x1), dim=-1)\n",
+        "def lengths(cu):\n    return cu[1:] - cu[:-1]\n",
+        "def f(x, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n    return total * head.shape[0]\n",
+        "def f(x, n):\n    return torch.cat([torch.narrow(x, 0, 0, n), x])\n",
+        "def f(x, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
+    )
+    keeps = (
+        "def f(full, n):\n    rows = full[:n]\n    rows.zero_()\n    return full\n",  # written through
+        "def f(full, n):\n    rows = full[:n]\n    rows += 1\n    return full\n",  # augmented: in place
+        "def f(full, n, v):\n    rows = full[:n]\n    rows[0] = v\n    return full\n",  # stored into
+        "def f(full, n):\n    return full[:n]\n",  # returned: the caller may write through it
+        "def f(self, full, n):\n    self.rows = full[:n]\n",  # stored in an attribute
+        "def f(full, n):\n    parts = [full[:n]]\n    return parts\n",  # stored in a container
+        "def f(full, n):\n    rows = full[:n]\n    helper(rows)\n",  # an unknown callee may write
+        "def f(full, n):\n    rows = full[:n]\n    full.mul_(2)\n    return rows.sum()\n",  # the base written
+        "def f(full, n):\n    rows = full[:n]\n    full += 1\n    return rows.sum()\n",  # the base, in place
+        "def f(full, n):\n    rows = full[:n]\n    other = full[n:]\n    other.zero_()\n    return rows.sum()\n",
+        "def f(full, n):\n    rows = full[:n]\n    alias = rows.view(-1)\n    alias.zero_()\n    return full\n",
+        "def f(full, n):\n    rows = full[:n]\n    def g():\n        return rows\n    return g\n",  # returned by a closure
+        "def f(full, n):\n    rows = full[:n]\n    torch.add(full, 1, out=rows)\n    return full\n",
+    )
+    suppresses += (
+        KERNEL + "def f(x, c, n):\n    c = c.unsqueeze(0)\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
+        "    return y\n",  # the view goes to a parameter the kernel only loads from
+    )
+
+    keeps += (
+        KERNEL + "def f(x, c, n):\n    y = x.unsqueeze(0)\n    k[(1,)](x, c, y, n)\n    return x\n",  # stored into
+        "from elsewhere import k\n\ndef f(x, c, n):\n    c = c.unsqueeze(0)\n    k[(1,)](x, c, x, n)\n    return x\n",
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        root = storage_root(mutant.node)
+        if not isinstance(root, cst.Name) or root is mutant.node or \
+                not ctx.reads.only_read(mutant.node, set(), DEPTH):
+            return False
+        return ctx.reads.name_only_read(root, {id(mutant.node)}, set(), DEPTH)
+
+
+@rule
+class ViewReadAtOnce(Rule):
+    name = "view_read_at_once"
+    reason = ("the view is read once where it is made, by an operation that returns a new value, in a "
+              "statement that writes nothing: no write can land between making it and reading it")
+    examples_operators = VIEW
+    suppresses = (
+        "def f(boxes):\n    check(boxes)\n    return (boxes[:, 4:, 2] - boxes[:, :4, 2] + 1)[:, 0]\n",
+        "def f(x, order):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
+        "def f(x, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
+        "def f(x, n):\n    while x[:n].sum() > 0:\n        x = helper(x)\n    return x\n",
+    )
+    keeps = (
+        "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
+        "def f(x, n):\n    helper(x[:n])\n",  # an unknown callee may write through it
+        "def f(x, n):\n    return x[:n] + x.add_(1)\n",  # the base written after the view is made, then read
+        "def f(x, n):\n    return x[:n] + helper(x)\n",  # an unknown callee in the same statement
+        "def f(x, n):\n    x += x[:n]\n",  # read while its base is written in place
+        "def f(x, n):\n    torch.add(x[:n], 1, out=x)\n",  # out= writes the base while the view is read
+        "def f(x, n):\n    rows = x[:n]\n    helper(x)\n    return rows.sum()\n",  # named: read later
+        "def f(x, n):\n    return [r.sum() for r in x[:n]]\n",  # iterated: its rows are views too
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        return ctx.reads.read_here(mutant.node) and ctx.reads.writes_nothing(ctx.flow.statement_part(mutant.node))
+
+
+@rule
+class ViewOfFresh(Rule):
+    name = "view_of_fresh"
+    reason = ("the view is of a tensor made in the same expression that nothing else holds: no one else can "
+              "see through it, and a copy holds the same values")
+    examples_operators = VIEW
+    suppresses = (
+        "def f(images):\n    return torch.stack(images, dim=0).permute(0, 3, 1, 2)\n",
+        "def f(x, h, w):\n    dst = torch.tensor([[0, 0], [w - 1, h - 1]]).expand(x.shape[0], -1, -1)\n"
+        "    return crop(x, dst)\n",
+        "def f(a, b):\n    return helper((a + b)[:, :4].unsqueeze(0))\n",
+        "def f(x):\n    return torch.narrow(x.clone(), 0, 0, 1)\n",
+    )
+    keeps = (
+        "def f(x):\n    return x.permute(1, 0)\n",  # a view of the argument: the caller holds its base
+        "def f(x):\n    y = torch.cat([x, x])\n    return y[:2], y\n",  # the base is named and returned too
+        "def f(x):\n    return x.float().view(-1)\n",  # .float() may return x itself
+        "def f(x):\n    return helper(x).view(-1)\n",  # an unknown callee may return a view of x
+        "def f(x):\n    return torch.as_tensor(x).view(-1)\n",  # as_tensor may return x itself
+        "def f(x, out):\n    return torch.cat([x, x], out=out)[:2]\n",  # out= returns the caller's tensor
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        root = storage_root(mutant.node)
+        return root is not mutant.node and is_fresh(root)
+
+
+@rule
+class ReturnedViewOfFreshLocal(Rule):
+    name = "returned_view_of_fresh_local"
+    reason = ("the view is returned and its base is a fresh local nothing else holds: a write through it reaches "
+              "nothing else")
+    examples_operators = VIEW
+    suppresses = (
+        "def top(x, k, dim):\n    idx = torch.argsort(x, dim=dim, stable=True).flip(dim)\n"
+        "    return idx.narrow(dim, 0, k)\n",
+        "def f(n, k):\n    buf = torch.zeros(n, 4)\n    total = buf.sum()\n    return buf[:k]\n",
+    )
+    keeps = (
+        "def f(x, k):\n    return x[:k]\n",  # the base is the caller's
+        "def f(x, k):\n    idx = x.argsort()\n    idx = x\n    return idx[:k]\n",  # bound to the argument too
+        "def f(x, k):\n    idx = x.flip(0)\n    keep(idx)\n    return idx[:k]\n",  # handed on: another holder
+        "def f(x, k):\n    idx = x.flip(0)\n    v = idx[:k]\n    v.zero_()\n    return idx\n",  # not returned itself
+        "def f(x, k):\n    idx = x.view(-1)\n    return idx[:k]\n",  # a view of the argument, not fresh
+        "def f(x, k):\n    idx = x.flip(0)\n    def total():\n        return idx.sum()\n    register(total)\n"
+        "    return idx[:k]\n",  # read by a closure, maybe after a write through the returned view
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        flow, node = ctx.flow, mutant.node
+        if not isinstance(flow.parent(node), cst.Return):
+            return False
+        root = storage_root(node)
+        scope = flow.function_scope(root) if isinstance(root, cst.Name) else None
+        if scope is None or root.value not in scope.assignments:
+            return False
+        for assignment in scope.assignments[root.value]:
+            statement = flow.parent(assignment.node)
+            if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget) or \
+                    not is_fresh(flow.parent(statement).value):
+                return False
+        for use in uses(scope, root.value):
+            if flow.within(use.node, {id(node)}):
+                continue
+            if flow.scopes.get(use.node) is not scope or not isinstance(use.node, cst.Name) or \
+                    not ctx.reads.only_read(use.node, set(), DEPTH):
+                return False  # read from a nested function (maybe after the return), or handed on
+        return True
+
+
+@rule
+class ViewOfFreshLocal(Rule):
+    name = "view_of_fresh_local"
+    reason = ("the view is of a local made fresh in this function (only written into or read since) "
+              "whose name the view's statement rebinds or returns: only the view reaches its storage")
+    examples_operators = VIEW
+    suppresses = (
+        "def f(x, idx, n):\n    out = x.new_zeros(n + 1, 4)\n    out[idx] = x\n    out = out[:n]\n    return out\n",
+        "def f(x, b, n):\n    mask = torch.zeros(b * n + 1, dtype=torch.bool)\n    mask[x] = 1\n"
+        "    mask = mask[:b * n]\n    mask = mask.view(b, n)\n    return mask\n",
+        "def f(x, size):\n    out = torch.as_tensor(0.0)\n    out = out.repeat(size)\n    out.fill_(1)\n"
+        "    out = out.view(2, -1)\n    return out\n",
+        "def f(a, b, n):\n    hits = (a == b).nonzero()\n    hits = hits.view(-1)[:n]\n    return hits\n",
+    )
+    keeps = (
+        "def f(x, n):\n    return x[:n]\n",  # a view of a parameter: the caller holds the base
+        "def f(n):\n    out = torch.zeros(n)\n    keep = out\n    out = out[:2]\n    return out, keep\n",  # aliased
+        "def f(n):\n    out = torch.zeros(n)\n    head = out[:2]\n    out.fill_(1)\n    return head\n",  # base used
+        "def f(x, n):\n    out = helper(x)\n    out = out[:n]\n    return out\n",  # not known to be fresh
+        "def f(x, n):\n    out = x.to(torch.float32)\n    out = out[:n]\n    return out\n",  # `to` may return x
+        "def f(n):\n    out = torch.zeros(n)\n    register(out)\n    out = out[:2]\n    return out\n",  # escaped
+        "def f(n, c):\n    out = torch.zeros(n)\n    if c:\n        keep.append(out)\n    out = out[:2]\n"
+        "    return out\n",  # escaped on one path
+        "def f(x, n):\n    out = x\n    out = out[:n]\n    return out\n",  # the parameter under another name
+        "def f(n):\n    def g():\n        return out\n    out = torch.zeros(n)\n    keep = g()\n    out = out[:2]\n"
+        "    return out, keep\n",  # a closure hands the base out
+    )
+
+    suppresses += (  # the view is made after the last write to its base, a kernel's store, and returned
+        KERNEL + "def f(x, c, n, shape):\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
+        "    return y.view(*shape)\n",
+    )
+    keeps += (
+        KERNEL + "def f(x, c, n, shape):\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
+        "    keep(y)\n    return y.view(*shape)\n",  # handed to an unknown callee as well
+        KERNEL + "def f(x, c, n, shape):\n    k[(1,)](c, c, x, n)\n    return x.view(*shape)\n",  # the caller's
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        """The view's base is a local made fresh in the same block (only written into, or read, since) whose name
+        the view's statement rebinds or returns: no other reference to the storage exists."""
+        flow, node = ctx.flow, mutant.node
+        base = storage_root(node)
+        if not isinstance(base, cst.Name) or base is node:
+            return False
+        statement = flow.statement(node)
+        if not isinstance(statement, cst.Return) and assigned_value(statement, base.value) is None:
+            return False  # the old value stays reachable under its name
+        return sole_before(ctx, base.value, statement, node, DEPTH)
+
+
+def sole_before(ctx: Context, name: str, statement, view, depth: int) -> bool:
+    """Is the value `name` holds at `statement` fresh and held by nothing else? Walks back through its block."""
+    flow = ctx.flow
+    line = flow.parent(statement)
+    block = flow.parent(line)
+    if depth <= 0 or not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
+            not isinstance(block, cst.IndentedBlock):
+        return False
+    scope = flow.function_scope(statement)
+    if scope is None or name not in scope.assignments or any(a.scope is not scope for a in scope.assignments[name]):
+        return False  # not a local of this function (a global, a closure's)
+    found = uses(scope, name)
+    if any(use.scope is not scope for use in found):
+        return False  # a nested function or comprehension sees it
+    inside = {id(view)} if view is not None else set()
+    for access in found:  # the other uses in the view's own statement only read it
+        if flow.within(access.node, {id(statement)}) and not flow.within(access.node, inside) and \
+                not ctx.reads.only_read(access.node, set(), DEPTH, bind=False):
+            return False
+    body = list(block.body)
+    for earlier in reversed(body[:body.index(line)]):
+        if not isinstance(earlier, cst.SimpleStatementLine):
+            if any(isinstance(n, cst.Name) and n.value == name for n in _walk(earlier)):
+                return False  # used or bound on some path only
+            continue
+        for small in earlier.body:
+            made = assigned_value(small, name)
+            if made is not None:
+                if is_fresh(made):
+                    return True
+                rebased = storage_root(made)
+                return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
+                    sole_before(ctx, name, small, made, depth - 1)
+            if not only_written_into(ctx, small, name):
+                return False
+    return False  # a parameter, or made in another block
+
+
+def only_written_into(ctx: Context, statement, name: str) -> bool:
+    """Does `statement` use `name` only to write into it (`name[i] = v`, `name.fill_(v)`, a kernel storing into it)
+    or to read it?"""
+    flow = ctx.flow
+    for use in _walk(statement):
+        if not (isinstance(use, cst.Name) and use.value == name):
+            continue
+        parent = flow.parent(use)
+        if isinstance(parent, cst.Attribute) and parent.attr is use:
+            continue  # an attribute called `name`
+        if isinstance(parent, cst.Subscript) and parent.value is use and flow.assigned_to(parent) is not None:
+            continue  # `name[i] = v`
+        if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value.endswith("_") and \
+                isinstance(statement, cst.Expr) and statement.value is flow.parent(parent):
+            holder = statement.value
+            if not any(isinstance(n, cst.Name) and n.value == name for a in holder.args for n in _walk(a)):
+                continue  # `name.fill_(v)`: in place, the result dropped
+        if isinstance(parent, cst.Arg) and isinstance(statement, cst.Expr) and \
+                statement.value is flow.parent(parent) and flow.launched(statement.value) is not None:
+            continue  # `kernel[grid](name, ...)`: the kernel of this file writes into it, or reads it
+        if ctx.reads.only_read(use, set(), DEPTH, bind=False):
+            continue
+        return False
+    return True
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)

@@ -1,0 +1,171 @@
+"""What each torch callable and tensor method does to its tensors: one table, a row per name, read by every rule.
+
+A row says which tensors a call writes (its receiver, its `out=`, nothing), what its result is (`fresh`: a new tensor
+or tuple of them, sharing storage with nothing; `alias`: may share storage with its receiver or first argument, a
+view or the tensor itself; `scalar`: no tensor storage at all: a size, a dtype, a bool, a Python number) and whether
+its result is contiguous (`yes`: always; `kept`: when its input is, or for an in-place method: the receiver keeps its
+layout; `no`: not known to be). Every tensor argument a call does not write it only reads. A name not in the table is
+an unknown callee: it may write any argument and return any of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class Effect:
+    result: str  # "fresh" | "alias" | "scalar"
+    writes_receiver: bool = False  # an in-place method: writes the tensor it is called on (its arguments are read)
+    contiguous: str = "no"  # "yes" | "kept" | "no"
+
+
+FRESH, FRESH_CONTIGUOUS = Effect("fresh"), Effect("fresh", contiguous="yes")
+ALIAS, ALIAS_KEEPS, ALIAS_CONTIGUOUS = Effect("alias"), Effect("alias", contiguous="kept"), Effect("alias",
+                                                                                                   contiguous="yes")
+SCALAR = Effect("scalar")
+IN_PLACE, RELAYOUT = Effect("alias", writes_receiver=True, contiguous="kept"), Effect("alias", writes_receiver=True)
+
+
+def _rows(effect: Effect, names: str) -> dict[str, Effect]:
+    return {name: effect for name in names.split()}
+
+
+# torch.X, torch.nn.functional.X (as F.X too) and builtins: called with tensors as arguments.
+FUNCTIONS: dict[str, Effect] = {
+    **_rows(FRESH_CONTIGUOUS, "empty zeros ones full rand randn arange tensor"),
+    **_rows(FRESH, "linspace logspace eye randint randperm zeros_like ones_like empty_like full_like rand_like "
+                   "randn_like cat concat concatenate stack hstack vstack dstack matmul mm bmm einsum where clone "
+                   "cumsum cumprod index_select gather masked_select nonzero repeat_interleave argsort sort topk "
+                   "flip sum mean prod amax amin max min exp log log2 sqrt rsqrt abs sigmoid tanh softmax "
+                   "log_softmax dot outer maximum minimum clamp add sub mul div pow norm cdist neg square linear "
+                   "silu gelu relu searchsorted bucketize unique bincount diff"),
+    **_rows(SCALAR, "allclose isclose equal any all argmax argmin isnan isinf isfinite "
+                    "len isinstance float int bool str repr print"),
+    # a view of (or the same tensor as) the first argument
+    **_rows(ALIAS, "narrow select as_strided transpose permute movedim diagonal"),
+    **_rows(ALIAS_KEEPS, "squeeze unsqueeze flatten reshape"),
+}
+# F.dropout(x, training=False) and friends return x itself: an alias, as any call that may hand its argument back.
+FUNCTIONS.update(_rows(ALIAS_KEEPS, "dropout"))
+
+METHODS: dict[str, Effect] = {
+    **_rows(FRESH, "clone new_zeros new_ones new_empty new_full new_tensor matmul mm bmm repeat repeat_interleave "
+                   "nonzero sum mean prod amax amin max min norm std var cumsum cumprod exp log sqrt rsqrt abs neg "
+                   "sigmoid tanh pow add sub mul div square clamp eq ne lt le gt ge index_select gather "
+                   "masked_select masked_fill index_add index_copy scatter scatter_add scatter_reduce softmax "
+                   "log_softmax argsort argmax argmin flip"),
+    **_rows(SCALAR, "any all isnan isfinite allclose equal size dim numel nelement item tolist is_contiguous stride "
+                    "storage_offset data_ptr element_size"),
+    **_rows(ALIAS, "narrow select as_strided transpose permute expand expand_as t unfold diagonal movedim "
+                   "view_as_real split chunk unbind type type_as detach"),
+    # may share storage with the receiver; contiguous when the receiver is (a view in row-major order, or a copy)
+    **_rows(ALIAS_KEEPS, "view view_as unsqueeze squeeze unflatten reshape reshape_as flatten to float double half "
+                         "bfloat16 long int short bool byte"),
+    **_rows(ALIAS_CONTIGUOUS, "contiguous"),
+    # in place: write the receiver only, its other tensor arguments (index, src, mask) are read
+    **_rows(IN_PLACE, "scatter_ scatter_add_ scatter_reduce_ index_add_ index_copy_ index_fill_ index_put_ "
+                      "masked_fill_ masked_scatter_ copy_ put_ add_ sub_ mul_ div_ addcmul_ addcdiv_ lerp_ clamp_ "
+                      "where_ zero_ fill_"),
+    # in place, and the receiver's strides change: after them a contiguous tensor may not be
+    **_rows(RELAYOUT, "transpose_ t_ swapdims_ swapaxes_ as_strided_ resize_ resize_as_ set_ squeeze_ unsqueeze_"),
+}
+
+ATTRIBUTES: dict[str, Effect] = {
+    **_rows(SCALAR, "shape dtype device ndim is_cuda requires_grad layout is_leaf"),
+    **_rows(ALIAS, "T mT H mH real imag data"),
+}
+
+_FUNCTION_MODULES = ("torch", "F", "torch.nn.functional", "nn.functional")
+
+
+def dotted(expr: cst.BaseExpression) -> str | None:
+    """`torch.nn.functional` for that attribute chain; None for anything but names and attributes."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        head = dotted(expr.value)
+        return f"{head}.{expr.attr.value}" if head else None
+    return None
+
+
+def function_name(call: cst.Call) -> str | None:
+    """`cat` for `torch.cat(...)`, `F.softmax(...)` and a bare `cat(...)`; None for a method of anything else."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and dotted(func.value) in _FUNCTION_MODULES:
+        return func.attr.value
+    return None
+
+
+def has_out(call: cst.Call) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args)
+
+
+def function_effect(call: cst.Call) -> Effect | None:
+    """The row of a function call (`torch.cat(...)`), or None: not a function, or an unknown one."""
+    name = function_name(call)
+    return FUNCTIONS.get(name) if name is not None else None
+
+
+def method_effect(call: cst.Call) -> Effect | None:
+    """The row of a method call on a tensor (`x.view(...)`), or None: a function, or an unknown method."""
+    if not isinstance(call.func, cst.Attribute) or function_name(call) is not None:
+        return None
+    return METHODS.get(call.func.attr.value)
+
+
+def call_effect(call: cst.Call) -> Effect | None:
+    """The row of a call, function or method; None for an unknown callee."""
+    return function_effect(call) or method_effect(call)
+
+
+def base_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What `expr`'s result may share storage with when it is an alias (a view, a cast, an index), else None:
+    `x` of `x[:n]`, `x.view(-1)`, `x.T`, `torch.narrow(x, ...)`."""
+    if isinstance(expr, cst.Subscript):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        row = ATTRIBUTES.get(expr.attr.value)
+        return expr.value if row is ALIAS else None
+    if isinstance(expr, cst.Call) and not has_out(expr):
+        row = call_effect(expr)
+        if row is None or row.result != "alias" or row.writes_receiver:
+            return None
+        if function_name(expr) is not None:
+            first = expr.args[0] if expr.args else None
+            return first.value if first is not None and first.keyword is None and not first.star else None
+        return expr.func.value
+    return None
+
+
+def storage_root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """What an alias chain is taken of: `out` in `out[:n].view(b, n)`, the call in `(a == b).nonzero().view(-1)`."""
+    for _ in range(64):
+        base = base_of(expr)
+        if base is None:
+            return expr
+        expr = base
+    return expr
+
+
+def is_fresh(expr: cst.BaseExpression) -> bool:
+    """Does `expr` always make a new tensor nothing else holds (arithmetic, a factory, cat, `.clone()`, a sum)?"""
+    if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+        return True
+    if not isinstance(expr, cst.Call) or has_out(expr):
+        return False
+    row = call_effect(expr)
+    return row is not None and row.result == "fresh"
+
+
+def contiguity(expr: cst.BaseExpression) -> str:
+    """`yes`: `expr` is always contiguous; `kept`: when the tensor it is made of is; `no`: not known."""
+    if isinstance(expr, cst.Call) and not has_out(expr):
+        row = call_effect(expr)
+        if row is not None and not row.writes_receiver:
+            return row.contiguous
+    return "no"

@@ -1,0 +1,249 @@
+"""The analysis kit every rule shares, on libcst metadata: where a node stands, what runs before and after it, which
+binding of a name reaches a use, and the kernels of the file with what they store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import FunctionScope, MetadataWrapper, ParentNodeProvider, Scope, ScopeProvider
+
+from teeth.equivalence.kernels import KernelEffects, kernel_effects
+from teeth.kernel_context import is_kernel
+
+_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from walk(child)
+
+
+def uses(scope: Scope, name: str):
+    """Every access of `name` that refers to the scope's own assignments of it, nested scopes included."""
+    found = {id(a): a for a in scope.accesses[name]}
+    for assignment in scope.assignments[name]:
+        for access in assignment.references:
+            found[id(access)] = access
+    return list(found.values())
+
+
+def assigned_value(statement: cst.CSTNode | None, name: str) -> cst.BaseExpression | None:
+    """`EXPR` when `statement` is `name = EXPR` (or `name: T = EXPR`)."""
+    if isinstance(statement, cst.Assign) and len(statement.targets) == 1 and \
+            isinstance(statement.targets[0].target, cst.Name) and statement.targets[0].target.value == name:
+        return statement.value
+    if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name) and \
+            statement.target.value == name and statement.value is not None:
+        return statement.value
+    return None
+
+
+def binds(node: cst.CSTNode, name: str) -> bool:
+    """Does `node` (a statement) bind `name` anywhere in it, nested functions aside?"""
+    for n in walk(node):
+        if isinstance(n, (cst.Assign,)):
+            if any(isinstance(t, cst.Name) and t.value == name for a in n.targets for t in walk(a.target)):
+                return True
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            if any(isinstance(t, cst.Name) and t.value == name for t in walk(n.target)):
+                return True
+        elif isinstance(n, cst.WithItem) and n.asname is not None:
+            if any(isinstance(t, cst.Name) and t.value == name for t in walk(n.asname.name)):
+                return True
+        elif isinstance(n, (cst.Del, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+            return True  # rare: be conservative
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Reaching:
+    """The binding of a name that reaches a use: `value` of `name = value`, or the function's parameter."""
+
+    value: cst.BaseExpression | None = None
+    statement: cst.BaseSmallStatement | None = None
+    param: cst.Param | None = None
+
+
+class Flow:
+    """One parsed file's metadata and the questions the rules ask of it."""
+
+    def __init__(self, wrapper: MetadataWrapper, contiguous_decorators=()):
+        self.module = wrapper.module
+        self.scopes = wrapper.resolve(ScopeProvider)
+        self.parents = wrapper.resolve(ParentNodeProvider)
+        self.contiguous_decorators = set(contiguous_decorators)
+        self._kernel_effects: dict[int, KernelEffects] = {}
+
+    # -- where a node stands -------------------------------------------------------------------------------------
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.parents.get(node)
+
+    def within(self, node: cst.CSTNode, ids: set[int]) -> bool:
+        while node is not None:
+            if id(node) in ids:
+                return True
+            node = self.parents.get(node)
+        return False
+
+    def statement(self, node: cst.CSTNode) -> cst.BaseSmallStatement | None:
+        """The simple statement (an assignment, expression, return) `node` is in; None inside a compound header."""
+        while node is not None and not isinstance(node, cst.BaseSmallStatement):
+            if isinstance(node, (cst.BaseCompoundStatement, cst.FunctionDef)):
+                return None
+            node = self.parents.get(node)
+        return node
+
+    def statement_part(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The simple statement `node` is in, or the part of a compound one (an `if`'s test), or a lambda's body."""
+        child, parent = node, self.parents.get(node)
+        while parent is not None:
+            if isinstance(parent, cst.BaseSmallStatement):
+                return parent
+            if isinstance(parent, (cst.BaseCompoundStatement, cst.Lambda)):
+                return child
+            child, parent = parent, self.parents.get(parent)
+        return None
+
+    def assigned_to(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The statement `node` is an assignment target of, or None."""
+        parent = self.parents.get(node)
+        while isinstance(parent, (cst.Element, cst.Tuple, cst.List, cst.StarredElement)):
+            parent = self.parents.get(parent)
+        if isinstance(parent, cst.AssignTarget) or (isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and
+                                                    parent.target is node):
+            return parent
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
+            return parent
+        return None
+
+    def function_scope(self, node: cst.CSTNode) -> FunctionScope | None:
+        scope = self.scopes.get(node)
+        return scope if isinstance(scope, FunctionScope) else None
+
+    # -- statement order -----------------------------------------------------------------------------------------
+
+    def body_statement(self, node: cst.CSTNode):
+        """(the function's body block, the statement of it that holds `node`), or (None, None)."""
+        while node is not None:
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.IndentedBlock) and isinstance(self.parents.get(parent), cst.FunctionDef):
+                return parent, node
+            if isinstance(node, _BOUNDARIES):
+                return None, None
+            node = parent
+        return None, None
+
+    def runs_before(self, node: cst.CSTNode, binding: cst.CSTNode) -> bool:
+        """Is `node` in a statement of the function's body that comes before the one holding `binding`?"""
+        block, statement = self.body_statement(node)
+        bound_block, bound_statement = self.body_statement(binding)
+        if block is None or block is not bound_block:
+            return False
+        body = list(block.body)
+        return body.index(statement) < body.index(bound_statement)
+
+    def after(self, statement: cst.CSTNode):
+        """Every statement that may run after `statement` in its function: the rest of its block and of each block
+        around it, and the whole body of a loop around it (its next iteration)."""
+        node = statement
+        while node is not None and not isinstance(node, cst.FunctionDef):
+            parent = self.parents.get(node)
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)) and node in parent.body:
+                body = list(parent.body)
+                yield from body[body.index(node) + 1:]
+                loop = self.parents.get(parent)
+                if isinstance(loop, (cst.For, cst.While)) and parent is loop.body:
+                    yield from body[:body.index(node) + 1]
+            elif isinstance(parent, cst.SimpleStatementLine):
+                body = list(parent.body)
+                yield from body[body.index(node) + 1:]
+            node = parent
+
+    # -- the binding that reaches a use --------------------------------------------------------------------------
+
+    def reaching(self, use: cst.Name) -> Reaching | None:
+        """The one binding of `use`'s name that reaches it on every path within its function, or None when several
+        may (a binding on one branch only, in a loop after the use) or it cannot tell (a nested function's use)."""
+        name = use.value
+        scope = self.function_scope(use)
+        if scope is None or any(a.scope is not scope for a in scope.assignments[name]):
+            return None
+        node = self.statement(use) or self.statement_part(use)
+        if node is None:
+            return None
+        if isinstance(node, cst.BaseSmallStatement) and not isinstance(node, (cst.Assign, cst.AnnAssign, cst.Expr,
+                                                                               cst.Return)) and binds(node, name):
+            return None  # `name += ...`, a walrus: the use may see either value
+        while True:
+            parent = self.parents.get(node)
+            if isinstance(node, cst.FunctionDef):
+                params = node.params
+                found = [p for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                         if p.name.value == name]
+                return Reaching(param=found[0]) if found and found[0].default is None else None
+            if isinstance(node, _BOUNDARIES) or parent is None:
+                return None
+            if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine)):
+                body = list(parent.body)
+                for earlier in reversed(body[:body.index(node)]):
+                    if isinstance(earlier, cst.SimpleStatementLine):
+                        for small in reversed(earlier.body):
+                            if binds(small, name):
+                                value = assigned_value(small, name)
+                                return Reaching(value=value, statement=small) if value is not None else None
+                    elif isinstance(earlier, cst.BaseSmallStatement):
+                        if binds(earlier, name):
+                            value = assigned_value(earlier, name)
+                            return Reaching(value=value, statement=earlier) if value is not None else None
+                    elif binds(earlier, name):
+                        return None  # bound on some path only
+                owner = self.parents.get(parent)
+                if isinstance(owner, (cst.For, cst.While)) and parent is owner.body and binds(owner, name):
+                    return None  # the next iteration sees a later binding
+                if isinstance(owner, (cst.ExceptHandler, cst.Finally, cst.Else)) and \
+                        not isinstance(self.parents.get(owner), cst.If):
+                    return None  # a handler, a loop's else: what ran before is not one path
+            node = parent
+
+    # -- kernels -------------------------------------------------------------------------------------------------
+
+    def kernel(self, name: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The @triton.jit function a plain name refers to, when it is defined once in this file."""
+        if not isinstance(name, cst.Name):
+            return None
+        scope: Scope | None = self.scopes.get(name)
+        if scope is None:
+            return None
+        found = list(scope[name.value])  # the assignments of the name visible here
+        if len(found) != 1 or not isinstance(found[0].node, cst.FunctionDef) or not is_kernel(found[0].node):
+            return None
+        return found[0].node
+
+    def launched(self, call: cst.CSTNode | None) -> cst.FunctionDef | None:
+        """The kernel of `kernel[grid](...)`, when it is this file's."""
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Subscript):
+            return self.kernel(call.func.value)
+        return None
+
+    def kernel_effects(self, kernel: cst.FunctionDef) -> KernelEffects:
+        if id(kernel) not in self._kernel_effects:
+            self._kernel_effects[id(kernel)] = kernel_effects(kernel)
+        return self._kernel_effects[id(kernel)]
+
+    def launch_parameter(self, call: cst.Call, arg: cst.Arg) -> str | None:
+        """The name of the kernel parameter `arg` of a launch is passed to; None when it cannot tell."""
+        kernel = self.launched(call)
+        if kernel is None or arg.star:
+            return None
+        if arg.keyword is not None:
+            return arg.keyword.value
+        if any(a.star or a.keyword is not None for a in call.args[:call.args.index(arg)]):
+            return None
+        params = [*kernel.params.posonly_params, *kernel.params.params]
+        index = list(call.args).index(arg)
+        return params[index].name.value if index < len(params) else None

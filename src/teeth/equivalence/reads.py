@@ -1,0 +1,228 @@
+"""Where a tensor value goes: is it only read (no write through it, no escape), by the effects table and the kernels'
+own effects. Conservative: anything it cannot see through (an unknown callee, an attribute, a container, a closure
+returning it) is not a read."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import ComprehensionScope, FunctionScope
+
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
+    method_effect
+from teeth.equivalence.flow import Flow, uses
+
+DEPTH = 12  # how many bindings a value is followed through
+
+_READ_PARENTS = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget, cst.Expr, cst.If,
+                 cst.While, cst.Assert, cst.FormattedStringExpression, cst.Index, cst.Slice)
+
+
+def _reads_only(call: cst.Call) -> bool:
+    """A function call that writes none of its arguments and returns a new value (fresh or scalar)."""
+    row = function_effect(call)
+    return row is not None and row.result != "alias" and not has_out(call)
+
+
+class Reads:
+    def __init__(self, flow: Flow):
+        self.flow = flow
+
+    def only_read(self, node: cst.CSTNode, seen: set, depth: int, bind: bool = True) -> bool:
+        """Is the value of `node` only read where it goes? With `bind` False it must also never be bound to a name."""
+        flow = self.flow
+        if depth <= 0:
+            return False
+        parent = flow.parent(node)
+        if isinstance(parent, _READ_PARENTS):
+            return True
+        if isinstance(parent, cst.AugAssign):
+            return parent.target is not node  # `rows += 1` writes rows in place
+        if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
+            if isinstance(parent, cst.IfExp) and parent.test is node:
+                return True
+            return self.only_read(parent, seen, depth - 1, bind)  # the result may be this value
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            holder = flow.parent(parent)
+            if isinstance(holder, cst.Call) and holder.func is parent:
+                row = method_effect(holder)
+                if row is None or row.writes_receiver:
+                    return False  # an in-place or unknown method
+                return row.result != "alias" or self.only_read(holder, seen, depth - 1, bind)
+            row = ATTRIBUTES.get(parent.attr.value)
+            if row is not None and row.result == "scalar":
+                return flow.assigned_to(parent) is None
+            return row is not None and self.only_read(parent, seen, depth - 1, bind)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            if flow.assigned_to(parent) is not None:
+                return False  # `rows[0] = v`
+            return self.only_read(parent, seen, depth - 1, bind)  # indexing: a view, or a copy
+        if isinstance(parent, cst.Arg):
+            call = flow.parent(parent)
+            if not isinstance(call, cst.Call) or parent.star or (parent.keyword and parent.keyword.value == "out"):
+                return False
+            if _reads_only(call):
+                return True
+            row = function_effect(call)
+            if row is not None and row.result == "alias" and call.args and call.args[0] is parent:
+                return self.only_read(call, seen, depth - 1, bind)  # torch.narrow(rows, ...): another view
+            return self.read_by_fresh_receiver(call) or self.read_by_kernel(call, parent)
+        if isinstance(parent, cst.Element):
+            container = flow.parent(parent)
+            holder = flow.parent(container)
+            if isinstance(container, (cst.List, cst.Tuple)) and isinstance(holder, cst.Arg) and not holder.star:
+                call = flow.parent(holder)
+                if isinstance(call, cst.Call) and _reads_only(call) and not (
+                        holder.keyword and holder.keyword.value == "out"):
+                    return True
+            if isinstance(container, cst.Tuple) and isinstance(holder, cst.Assign) and bind:
+                name = _unpacked_to(holder, container, parent)
+                return name is not None and self.name_only_read(name, {id(node)}, seen, depth - 1)
+            return False
+        if isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is node:
+            return self.only_read(parent, seen, depth - 1)  # each element of the new list is this value
+        if isinstance(parent, cst.CompFor) and parent.iter is node:
+            target = parent.target  # the elements are bound to the comprehension's name: each must be only read
+            return isinstance(target, cst.Name) and self.name_only_read(target, set(), seen, depth - 1)
+        if isinstance(parent, cst.Assign) and parent.value is node and bind:
+            targets = [t.target for t in parent.targets]
+            if all(isinstance(t, cst.Name) for t in targets):
+                return all(self.name_only_read(t, set(), seen, depth - 1, after=parent) for t in targets)
+            return False
+        return False  # returned, yielded, stored, iterated, captured: it escapes
+
+    def name_only_read(self, name: cst.Name, inside: set[int], seen: set, depth: int,
+                       after: cst.CSTNode | None = None) -> bool:
+        """Is every use of the local `name` a read? `inside`: nodes whose uses are the mutant's own; `after`: the
+        binding followed (a use in a statement of the function's body before it cannot see that value)."""
+        flow = self.flow
+        scope = flow.scopes.get(name)
+        if not isinstance(scope, (FunctionScope, ComprehensionScope)) or name.value not in scope.assignments:
+            return False
+        if isinstance(scope, ComprehensionScope):
+            fors = [flow.parent(a.node) for a in scope.assignments[name.value]]
+            if not all(isinstance(f, cst.CompFor) and f.target is a.node
+                       for f, a in zip(fors, scope.assignments[name.value])):
+                return False  # a comprehension's own name: only its `for` target (a walrus could leak it)
+            for comp_for in fors:  # its values are the iterable's elements: nothing may write those either
+                if not self._iterable_only_read(comp_for, seen, depth - 1):
+                    return False
+        key = (id(scope), name.value)
+        if key in seen:
+            return True  # already being checked: every use is looked at once
+        seen.add(key)
+        for assignment in scope.assignments[name.value]:
+            if assignment.scope is not scope or isinstance(flow.parent(assignment.node), cst.AugAssign):
+                return False
+        for use in uses(scope, name.value):  # a nested function's use counts like any other: only a read is fine
+            if flow.within(use.node, inside) or (after is not None and flow.runs_before(use.node, after)):
+                continue
+            if not isinstance(use.node, cst.Name) or not self.only_read(use.node, seen, depth):
+                return False
+        return True
+
+    def _iterable_only_read(self, comp_for: cst.CompFor, seen: set, depth: int) -> bool:
+        """`for y in xs` of a comprehension: is the local `xs` only read (a `return xs` before it ended the call)?"""
+        flow = self.flow
+        iterable = comp_for.iter
+        scope = flow.function_scope(iterable) if isinstance(iterable, cst.Name) else None
+        if scope is None or iterable.value not in scope.assignments:
+            return False
+        for use in uses(scope, iterable.value):
+            if use.node is iterable or flow.within(use.node, {id(comp_for)}):
+                continue
+            if isinstance(flow.parent(use.node), cst.Return) and flow.runs_before(use.node, comp_for):
+                continue
+            if not isinstance(use.node, cst.Name) or not self.only_read(use.node, seen, depth):
+                return False
+        return True
+
+    def read_by_fresh_receiver(self, call: cst.Call) -> bool:
+        """`out.scatter_(dim, index, src)` with `out` only ever bound to a fresh allocation in this function: the
+        in-place method writes only `out`, whose storage nothing else shares, so its arguments are read."""
+        flow = self.flow
+        row = method_effect(call)
+        if row is None or not row.writes_receiver or not isinstance(call.func.value, cst.Name):
+            return False
+        receiver = call.func.value
+        scope = flow.function_scope(receiver)
+        if scope is None or receiver.value not in scope.assignments:
+            return False
+        for assignment in scope.assignments[receiver.value]:
+            statement = flow.parent(assignment.node)
+            if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget):
+                return False
+            value = flow.parent(statement).value
+            if not (isinstance(value, cst.Call) and function_name(value) in FUNCTIONS and
+                    FUNCTIONS[function_name(value)].result == "fresh" and function_name(value) != "clone" and
+                    not has_out(value) and not isinstance(value.func, cst.Name)):
+                return False
+        return True
+
+    def read_by_kernel(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """`kernel[grid](..., x, ...)` with the kernel defined in this file and never storing into that parameter."""
+        kernel = self.flow.launched(call)
+        param = self.flow.launch_parameter(call, arg) if kernel is not None else None
+        return param is not None and param in self.flow.kernel_effects(kernel).params and \
+            param not in self.flow.kernel_effects(kernel).stored
+
+    def read_here(self, node: cst.CSTNode, depth: int = DEPTH) -> bool:
+        """Is the (unnamed) value of `node` read right where it is made, into a new value?"""
+        flow = self.flow
+        if depth <= 0:
+            return False
+        parent = flow.parent(node)
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
+                               cst.Index, cst.Slice)):
+            return True  # arithmetic, a comparison, an index: a new value
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            holder = flow.parent(parent)
+            if isinstance(holder, cst.Call) and holder.func is parent:
+                row = method_effect(holder)
+                if row is None or row.writes_receiver:
+                    return False
+                if row.result != "alias":
+                    return not has_out(holder)
+                return self.read_here(holder, depth - 1)
+            row = ATTRIBUTES.get(parent.attr.value)
+            if row is not None and row.result == "scalar":
+                return flow.assigned_to(parent) is None
+            return row is not None and self.read_here(parent, depth - 1)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            return flow.assigned_to(parent) is None and self.read_here(parent, depth - 1)
+        if isinstance(parent, cst.Element):  # `torch.cat([x[:n], y])`
+            container = flow.parent(parent)
+            if not isinstance(container, (cst.List, cst.Tuple)):
+                return False
+            parent = flow.parent(container)
+        if isinstance(parent, cst.Arg) and not parent.star:
+            call = flow.parent(parent)
+            return isinstance(call, cst.Call) and _reads_only(call)
+        return False
+
+    @staticmethod
+    def writes_nothing(part: cst.CSTNode | None) -> bool:
+        """Does evaluating `part` call only functions and methods that write no tensor?"""
+        if part is None:
+            return False
+        stack = [part]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if not isinstance(node, cst.Call):
+                continue
+            row = call_effect(node)
+            if has_out(node) or row is None or row.writes_receiver:
+                return False
+        return True
+
+
+def _unpacked_to(assign: cst.Assign, value: cst.Tuple, element: cst.Element) -> cst.Name | None:
+    """`a, b = x[:n], x[n:]`: the name an element of the value tuple is bound to."""
+    if assign.value is not value or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != len(value.elements):
+        return None
+    index = next(i for i, e in enumerate(value.elements) if e is element)
+    bound = target.elements[index]
+    return bound.value if isinstance(bound, cst.Element) and isinstance(bound.value, cst.Name) else None
