@@ -331,6 +331,9 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
     run_id = run_row["id"]
+    if fmt == "stryker" and (status or ops or operator_names or files):  # refused before anything is printed
+        raise TeethError("--status, --op, --operator and --file narrow table, json and lines; a stryker report "
+                         "holds every mutant")
     click.echo(describe_run(run_row), err=fmt != "table")  # which run it shows; machine formats keep stdout clean
     if fmt in ("stryker", "lines"):
         target = run_row["target"]
@@ -343,9 +346,6 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
             return
         from teeth.report.stryker import report_json, run_part
 
-        if status or ops or operator_names or files:
-            raise TeethError("--status, --op, --operator and --file narrow table, json and lines; a stryker report "
-                             "holds every mutant")
         click.echo(report_json([run_part(store, run_id, files_root, configured(target, config_path, "fail_under"))]))
         return
     rows = rows_of(run_id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from test_check import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git, git_repo
+from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git, git_repo
 
 from teeth.gate import Policy, Verdict
 from teeth.report.github import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 
-from test_check import check, git, git_repo
+from tests.helpers.git_projects import check, git, git_repo
 
 CHANGES = "changes"
 

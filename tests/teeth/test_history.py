@@ -16,8 +16,8 @@ from teeth.report.chart import history_table, sparkline
 from teeth.store import Store
 
 
-def mutant(ident: str, op: str, file: str = "rows.py", line: int = 1) -> SimpleNamespace:
-    return SimpleNamespace(id=ident, target="rows", file=file, line=line, end_line=line, function=op, op=op,
+def mutant(ident: str, op: str, file: str = "rows.py", line: int = 1, target: str = "rows") -> SimpleNamespace:
+    return SimpleNamespace(id=ident, target=target, file=file, line=line, end_line=line, function=op, op=op,
                            operator="generic.number", original="x", replacement="y", diff="", skip=None)
 
 
@@ -26,7 +26,7 @@ def add_run(store: Store, day: str, outcomes: dict[tuple[str, str, str], str], t
     """A completed run started on `day` with {(mutant id, op, profile): status}."""
     run_id = store.start_run(target, [], [], {"commit": commit, "dirty": 0})
     store.db["runs"].update(run_id, {"started_at": f"{day}T12:00:00+00:00"})
-    store.record_mutants([mutant(m, op) for m, op, _ in outcomes])
+    store.record_mutants([mutant(m, op, target=target) for m, op, _ in outcomes])
     store.record_outcomes(run_id, [{"mutant_id": m, "profile": p, "status": s}
                                    for (m, _, p), s in outcomes.items()])
     store.finish_run(run_id, "completed", {}, {})

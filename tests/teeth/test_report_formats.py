@@ -38,10 +38,12 @@ def test_github_format_annotates_each_survivor_and_appends_the_step_summary(proj
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     done = check(teeth, root, "--format", "github")
     assert done.returncode == 1, done.stdout + done.stderr
-    annotations = [line for line in done.stdout.splitlines() if line.startswith("::error ")]
+    annotations = [line for line in done.stdout.splitlines() if line.startswith(("::error ", "::warning "))]
     assert len(annotations) == 2  # the two survivors of take_rows
-    assert all(a.startswith("::error file=rows.py,line=") and "::mutant " in a for a in annotations)
-    assert any("wrong_slice_start" in a and "required bug class" in a for a in annotations)
+    assert all(a.startswith(("::error file=rows.py,line=", "::warning file=rows.py,line=")) and "::mutant " in a
+               for a in annotations)
+    errors = [a for a in annotations if a.startswith("::error ")]  # only a gating survivor is an error
+    assert len(errors) == 1 and "wrong_slice_start" in errors[0] and "required bug class" in errors[0]
     text = summary.read_text()
     assert text.startswith("earlier step\n## teeth check: FAILED")
     assert "| rows | 7 |" in text and "### Survivors" in text
@@ -62,7 +64,7 @@ def test_annotation_text_is_escaped_as_workflow_commands_require(tmp_path):
     check = SimpleNamespace(verdict=verdict, target=SimpleNamespace(root=tmp_path),
                             changes=SimpleNamespace(toplevel=str(tmp_path)))
     (line,) = github.annotations([check])
-    assert "\n" not in line and line.startswith("::error file=a%3Ab%2Cc.py,line=4,title=teeth%3A whole_batch mutant")
+    assert "\n" not in line and line.startswith("::warning file=a%3Ab%2Cc.py,line=4,title=teeth%3A whole_batch mutant")
     message = line.split("::", 2)[2]
     assert message == ("mutant abc123 (whole_batch, profile cpu) survived: x = '50%25' -> x"
                        "%0Ano test caught it; see: teeth show abc123")
