@@ -41,9 +41,9 @@ def assert_one_line_error(result: Result, *fragments: str, code: int = 2) -> Non
         assert fragment in lines[0], lines[0]
 
 
-def results_of(teeth, cwd: Path) -> list[dict]:
-    """`teeth results --format json` of the `teeth` fixture's database."""
-    done = teeth("results", "--format", "json", cwd=cwd)
+def results_of(teeth, cwd: Path, *args: str) -> list[dict]:
+    """`teeth results --format json ARGS` of the `teeth` fixture's database."""
+    done = teeth("results", "--format", "json", *args, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -22,6 +22,7 @@ def runs(db) -> list[dict]:
         return [dict(r) for r in conn.execute("select * from runs order by id")]
 
 
+# A run of chosen mutants is no whole `teeth run`: `teeth results` shows it when named with --run.
 def test_only_survived_reruns_the_survivors_against_todays_tests(project, teeth):
     root = project("weak_suite")
     assert teeth("run", "--target", "rows", cwd=root).returncode == 0
@@ -29,20 +30,22 @@ def test_only_survived_reruns_the_survivors_against_todays_tests(project, teeth)
     assert len(survivors) == 2
     done = teeth("run", "--target", "rows", "--only", "survived", cwd=root)
     assert done.returncode == 0, done.stderr
-    assert {r["mutant"]: r["status"] for r in results_of(teeth, root)} == dict.fromkeys(survivors, "survived")
+    assert {r["mutant"]: r["status"] for r in results_of(teeth, root, "--run", str(runs(teeth.db)[-1]["id"]))} == dict.fromkeys(survivors, "survived")
     with (root / "tests" / "test_rows.py").open("a") as tests:  # the person writes the killing test
         tests.write(KILLS_THE_SURVIVORS)
     done = teeth("run", "--target", "rows", "--only", "survived", cwd=root)
     assert done.returncode == 0, done.stderr
-    rows = results_of(teeth, root)
+    rows = results_of(teeth, root, "--run", str(runs(teeth.db)[-1]["id"]))
     assert {r["mutant"]: r["status"] for r in rows} == dict.fromkeys(survivors, "killed")
     assert {r["killed_by"] for r in rows} == {"tests/test_rows.py::test_rows_from_the_middle_of_the_batch"}
     latest = runs(teeth.db)[-1]
     assert json.loads(latest["options"])["only"] == ["survived"] and latest["status"] == "completed"
+    # --only reads the latest whole `teeth run` (a run of chosen mutants is none): a whole run, then nothing to run
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
     done = teeth("run", "--target", "rows", "--only", "survived", cwd=root)
-    assert done.returncode == 0 and "nothing to run" in done.stderr and len(runs(teeth.db)) == 3
+    assert done.returncode == 0 and "nothing to run" in done.stderr and len(runs(teeth.db)) == 4
     history = teeth("history", "--db", str(teeth.db), "--format", "json", cwd=root)
-    assert {row["run"] for row in json.loads(history.stdout)} == {1}  # runs of chosen mutants are no data points
+    assert {row["run"] for row in json.loads(history.stdout)} == {1, 4}  # runs of chosen mutants (2, 3) are no data points
 
 
 def test_mutant_reruns_just_that_mutant_and_reuses_no_stored_outcome(project, teeth):
@@ -53,7 +56,7 @@ def test_mutant_reruns_just_that_mutant_and_reuses_no_stored_outcome(project, te
     done = teeth("run", "--target", "rows", "--mutant", killed["mutant"][:7], "--mutant", survived["mutant"],
                  cwd=root)
     assert done.returncode == 0, done.stderr
-    rows = results_of(teeth, root)
+    rows = results_of(teeth, root, "--run", str(runs(teeth.db)[-1]["id"]))
     assert {r["mutant"]: r["status"] for r in rows} == {killed["mutant"]: "killed", survived["mutant"]: "survived"}
     with sqlite3.connect(teeth.db) as conn:  # both measured again, although their cache keys still hold
         reused = conn.execute("select count(*) from outcomes where run_id = 2 and reused_from is not null").fetchone()

@@ -117,7 +117,7 @@ def test_a_new_test_is_baselined_and_can_kill(project, teeth):
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "a test")
     done = check(teeth, root)
-    assert "baseline [cpu]: 2 of 3 tests (1 covers a mutated function, 1 new or changed test)" in done.stdout, \
+    assert "baseline [cpu]: 3 of 3 tests (2 covers a mutated function, 1 new or changed test)" in done.stdout, \
         done.stdout + done.stderr
     killers = {killer for _, killer in statuses(teeth.db, check_runs(teeth.db)[-1]["id"]).values()}
     assert "tests/test_more_rows.py::test_later_rows_are_taken" in killers
@@ -139,8 +139,8 @@ def test_tests_of_a_mutated_function_run_even_when_nothing_they_executed_changed
         "from rows import total\n\n\ndef test_total_of_nothing():\n    assert total([]) == 0\n")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "a test of another function")
-    done = check(teeth, root)  # survivors rerun (any new test might kill them), with take_rows' test
-    assert "baseline [cpu]: 2 of 3 tests (1 covers a mutated function, 1 new or changed test)" in done.stdout, \
+    done = check(teeth, root)  # survivors rerun, with take_rows' test; the added test's mutants join the scope
+    assert "baseline [cpu]: 3 of 3 tests (2 covers a mutated function, 1 new or changed test)" in done.stdout, \
         done.stdout + done.stderr
     rows = outcomes(teeth.db, check_runs(teeth.db)[-1]["id"])
     assert "no_coverage" not in {r["status"] for r in rows}
