@@ -504,7 +504,7 @@ def operators(fmt):
 @db_option()
 def history(target_name, ops, profile_names, since, fmt, db):
     """Kill rate per op x profile over runs and commits, with a sparkline per row."""
-    from teeth.history import history_csv, history_json, load_history, parse_since
+    from teeth.history import history_csv, history_json, left_out, load_history, nothing_to_show, parse_since
     from teeth.report.chart import history_table
 
     window = parse_since(since)
@@ -515,7 +515,7 @@ def history(target_name, ops, profile_names, since, fmt, db):
     elif fmt == "csv":
         click.echo(history_csv(found), nl=False)
     elif not found.runs:
-        click.echo("no runs with outcomes match")
+        click.echo(nothing_to_show(left_out(store, target_name, tuple(ops), tuple(profile_names), window)))
     else:
         console.print(history_table(found))
 

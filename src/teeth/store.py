@@ -359,6 +359,12 @@ class Store:
     def run_targets(self) -> list[str]:
         return [r[0] for r in self.db.execute("select distinct target from runs order by target")]
 
+    def runs_with_outcomes(self, target: str | None = None) -> list[dict]:
+        """Every run that recorded outcomes (of `target`, when given), oldest first."""
+        sql = "select r.* from runs r where exists (select 1 from outcomes o where o.run_id = r.id)" + \
+            (" and r.target = ?" if target else "") + " order by r.id"
+        return [dict(r) for r in self.db.query(sql, [target] if target else [])]
+
     def kill_rate_history(self, target: str | None = None) -> list[dict]:
         """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
         sql = f"""select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
