@@ -357,20 +357,22 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
 
 @main.command()
 @click.option("--target", "target_name", required=True, help="The target whose latest run the badge shows.")
-@click.option("--out", default="badge.svg", show_default=True, help="Where to write the SVG badge.")
+@click.option("--out", default=None, help="Where to write the SVG badge [default: badge.svg beside the database, "
+              "in its folder that teeth keeps out of git].")
 @click.option("--endpoint", default=None, help="Also write shields.io's endpoint JSON here "
               "(https://img.shields.io/endpoint?url=...).")
 @db_option()
 def badge(target_name, out, endpoint, db):
-    """Write a badge of the kill rate of the target's latest whole `teeth run` with outcomes."""
+    """Write a badge of the kill rate of the target's latest whole `teeth run` (the run `teeth results` lists)."""
     from pathlib import Path
 
     from teeth.report import badge as kill_rate_badge
     from teeth.report.rates import rate_text
 
     store = Store(db_path(db), create=False)
-    run_id, rate = kill_rate_badge.latest_rate(store, target_name)
-    written = [(Path(out), kill_rate_badge.svg(target_name, rate))]
+    run = resolve_run(store, "latest", target_name)  # the rule of every reading command: `teeth results` lists it
+    run_id, rate = run["id"], kill_rate_badge.run_rate(store, run, describe_run(run))
+    written = [(Path(out) if out else db_path(db).parent / "badge.svg", kill_rate_badge.svg(target_name, rate))]
     if endpoint:
         written.append((Path(endpoint), kill_rate_badge.endpoint(rate)))
     for path, text in written:

@@ -78,6 +78,16 @@ def open_for_writing(path: Path) -> sqlite_utils.Database:
     return db
 
 
+def make_folder(folder: Path) -> None:
+    """Create the database's folder; one teeth creates gets a `.gitignore` of `*` (as pytest's cache does), so that
+    a run leaves a user's checkout clean. A folder that exists is left as it is."""
+    try:
+        folder.mkdir(parents=True)
+    except FileExistsError:  # there already (another run may have just made it)
+        return
+    (folder / ".gitignore").write_text("# made by teeth: its database, badge and applied mutants stay out of git\n*\n")
+
+
 def disk_full(exc: BaseException) -> bool:
     """Is this SQLite's SQLITE_FULL ("database or disk is full")?"""
     return isinstance(exc, sqlite3.OperationalError) and (
