@@ -128,7 +128,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
-    from teeth.lab import Lab
+    from teeth.lab import Lab, select_ops
     from teeth.preflight import choose_mutants, discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
 
@@ -182,9 +182,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         sys.exit(EXIT_INTERRUPTED)
     finally:
         backends.close()  # ray: stop the local cluster this run started; leave a cluster it only joined
-    d = summary.discovery
-    errors.print(f"[dim]{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
-                 f"{d.duplicates} duplicate, {d.unviable} unviable[/dim]")
+    errors.print(f"[dim]{_measured(summary, len(select_ops(found.mutants, list(ops))), shard, chosen, only)}[/dim]")
     for profile, protection in json.loads(store.run(summary.run_id).get("protection") or "{}").items():
         errors.print(f"[dim]{profile}: isolation: {protection}[/dim]")
     reused = store.reused_count(summary.run_id)
@@ -196,6 +194,19 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         click.echo(note)
     whole = shard is None and chosen is None  # the target's fail_under gates whole runs, not a slice of the mutants
     _gate_run(store, summary.run_id, fail_under if fail_under is not None else target.fail_under if whole else None)
+
+
+def _measured(summary, made: int, shard, chosen: set[str] | None, only: tuple[str, ...]) -> str:
+    """The run's first summary line: a whole run's mutants and those not made; a part of the target (a shard, chosen
+    mutants) says which part and counts its own mutants only (what was not made belongs to no part)."""
+    if shard is None and chosen is None:
+        d = summary.discovery
+        return (f"{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
+                f"{d.duplicates} duplicate, {d.unviable} unviable")
+    parts = [f"shard {shard}"] if shard is not None else []
+    if chosen is not None:
+        parts.append(f"chosen mutants (--only {' '.join(only)})" if only else "chosen mutants (--mutant)")
+    return f"{' of '.join(parts)}: {len(summary.mutants)} of the target's {made} mutants"
 
 
 def _audit(text: str | None):
