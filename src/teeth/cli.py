@@ -128,7 +128,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
-    from teeth.lab import Lab
+    from teeth.lab import Lab, select_ops
     from teeth.preflight import choose_mutants, discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
 
@@ -182,9 +182,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         sys.exit(EXIT_INTERRUPTED)
     finally:
         backends.close()  # ray: stop the local cluster this run started; leave a cluster it only joined
-    d = summary.discovery
-    errors.print(f"[dim]{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
-                 f"{d.duplicates} duplicate, {d.unviable} unviable[/dim]")
+    errors.print(f"[dim]{_measured(summary, len(select_ops(found.mutants, list(ops))), shard, chosen, only)}[/dim]")
     for profile, protection in json.loads(store.run(summary.run_id).get("protection") or "{}").items():
         errors.print(f"[dim]{profile}: isolation: {protection}[/dim]")
     reused = store.reused_count(summary.run_id)
@@ -196,6 +194,19 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         click.echo(note)
     whole = shard is None and chosen is None  # the target's fail_under gates whole runs, not a slice of the mutants
     _gate_run(store, summary.run_id, fail_under if fail_under is not None else target.fail_under if whole else None)
+
+
+def _measured(summary, made: int, shard, chosen: set[str] | None, only: tuple[str, ...]) -> str:
+    """The run's first summary line: a whole run's mutants and those not made; a part of the target (a shard, chosen
+    mutants) says which part and counts its own mutants only (what was not made belongs to no part)."""
+    if shard is None and chosen is None:
+        d = summary.discovery
+        return (f"{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
+                f"{d.duplicates} duplicate, {d.unviable} unviable")
+    parts = [f"shard {shard}"] if shard is not None else []
+    if chosen is not None:
+        parts.append(f"chosen mutants (--only {' '.join(only)})" if only else "chosen mutants (--mutant)")
+    return f"{' of '.join(parts)}: {len(summary.mutants)} of the target's {made} mutants"
 
 
 def _audit(text: str | None):
@@ -357,20 +368,22 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
 
 @main.command()
 @click.option("--target", "target_name", required=True, help="The target whose latest run the badge shows.")
-@click.option("--out", default="badge.svg", show_default=True, help="Where to write the SVG badge.")
+@click.option("--out", default=None, help="Where to write the SVG badge [default: badge.svg beside the database, "
+              "in its folder that teeth keeps out of git].")
 @click.option("--endpoint", default=None, help="Also write shields.io's endpoint JSON here "
               "(https://img.shields.io/endpoint?url=...).")
 @db_option()
 def badge(target_name, out, endpoint, db):
-    """Write a badge of the kill rate of the target's latest whole `teeth run` with outcomes."""
+    """Write a badge of the kill rate of the target's latest whole `teeth run` (the run `teeth results` lists)."""
     from pathlib import Path
 
     from teeth.report import badge as kill_rate_badge
     from teeth.report.rates import rate_text
 
     store = Store(db_path(db), create=False)
-    run_id, rate = kill_rate_badge.latest_rate(store, target_name)
-    written = [(Path(out), kill_rate_badge.svg(target_name, rate))]
+    run = resolve_run(store, "latest", target_name)  # the rule of every reading command: `teeth results` lists it
+    run_id, rate = run["id"], kill_rate_badge.run_rate(store, run, describe_run(run))
+    written = [(Path(out) if out else db_path(db).parent / "badge.svg", kill_rate_badge.svg(target_name, rate))]
     if endpoint:
         written.append((Path(endpoint), kill_rate_badge.endpoint(rate)))
     for path, text in written:
@@ -504,7 +517,7 @@ def operators(fmt):
 @db_option()
 def history(target_name, ops, profile_names, since, fmt, db):
     """Kill rate per op x profile over runs and commits, with a sparkline per row."""
-    from teeth.history import history_csv, history_json, load_history, parse_since
+    from teeth.history import history_csv, history_json, left_out, load_history, nothing_to_show, parse_since
     from teeth.report.chart import history_table
 
     window = parse_since(since)
@@ -515,7 +528,7 @@ def history(target_name, ops, profile_names, since, fmt, db):
     elif fmt == "csv":
         click.echo(history_csv(found), nl=False)
     elif not found.runs:
-        click.echo("no runs with outcomes match")
+        click.echo(nothing_to_show(left_out(store, target_name, tuple(ops), tuple(profile_names), window)))
     else:
         console.print(history_table(found))
 

@@ -136,6 +136,44 @@ def load_history(store: Store, target: str | None = None, ops: tuple[str, ...] =
     return History(runs=[runs[k] for k in sorted(runs)], rows=rows)
 
 
+# Why a run with outcomes is no point of the history, in the order they are asked.
+LEFT_OUT = (
+    ("not completed", lambda run: run["status"] != "completed"),
+    ("a `teeth check`", lambda run: run["kind"] != "run"),
+    ("one shard", lambda run: run["shard"] is not None),
+    ("chosen mutants (--only)", lambda run: run["mutant_filter"] is not None),
+    ("an --operator filter", lambda run: run["operator_filter"] is not None),
+)
+
+
+def left_out(store: Store, target: str | None, ops: tuple[str, ...] = (), profiles: tuple[str, ...] = (),
+             since: Since | None = None) -> dict[str, int]:
+    """{why: how many} of the runs with outcomes, for a history that has no point."""
+    why: dict[str, int] = {}
+    for run in store.runs_with_outcomes(target):
+        reason = next((name for name, applies in LEFT_OUT if applies(run)), None)
+        if reason is None and since is not None and not since.admits({"run": run["id"],
+                                                                      "started_at": run["started_at"]}):
+            reason = "before --since"
+        if reason is None and (ops or profiles):
+            reason = "other ops or profiles than asked"
+        reason = reason or "no whole op measured"
+        why[reason] = why.get(reason, 0) + 1
+    return why
+
+
+def nothing_to_show(why: dict[str, int]) -> str:
+    """The line `teeth history` prints when no run is a point: how many runs were left out, why, and what makes a
+    point."""
+    if not why:
+        return "no runs with outcomes: `teeth run` records the first point of the history"
+    total = sum(why.values())
+    reasons = ", ".join(f"{count} {reason}" for reason, count in why.items())
+    return (f"no history points: {total} run{'s' * (total != 1)} with outcomes left out ({reasons}); a point is a "
+            "completed `teeth run` that measured whole ops: run without --operator, --shard or --only (or join "
+            "the shards with `teeth merge`)")
+
+
 def _check_names(kind: str, given: tuple[str, ...], known: set[str]) -> None:
     for name in given:
         if name not in known:

@@ -13,8 +13,8 @@ import sqlite_utils
 
 from teeth.core import Status, counts_sql, kill_rate, kill_rate_sql
 from teeth.errors import TeethError
-from teeth.store_opening import (migration_lock, open_for_writing, open_read_only, require_teeth_tables,
-                                 retry_while_locked, write_transaction)
+from teeth.store_opening import (make_folder, migration_lock, open_for_writing, open_read_only,
+                                 require_teeth_tables, retry_while_locked, write_transaction)
 from teeth.store_schema import SCHEMA_VERSION, run_columns, upgrade
 
 DEFAULT_DB = "db/teeth.db"
@@ -54,7 +54,7 @@ class Store:
                 self.db = upgraded_copy(self.db, version)
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(self.path.parent)
             self.db = open_for_writing(self.path)
             self._migrate()
         except (OSError, sqlite3.OperationalError, sqlite3.DatabaseError) as exc:
@@ -358,6 +358,12 @@ class Store:
 
     def run_targets(self) -> list[str]:
         return [r[0] for r in self.db.execute("select distinct target from runs order by target")]
+
+    def runs_with_outcomes(self, target: str | None = None) -> list[dict]:
+        """Every run that recorded outcomes (of `target`, when given), oldest first."""
+        sql = "select r.* from runs r where exists (select 1 from outcomes o where o.run_id = r.id)" + \
+            (" and r.target = ?" if target else "") + " order by r.id"
+        return [dict(r) for r in self.db.query(sql, [target] if target else [])]
 
     def kill_rate_history(self, target: str | None = None) -> list[dict]:
         """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""

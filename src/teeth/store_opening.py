@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -22,7 +23,7 @@ def open_read_only(path: Path) -> sqlite_utils.Database:
     if path.is_file() and path.stat().st_size == 0:
         raise TeethError(f"{path} is an empty file, not a teeth database; left as it is")
     try:
-        db, version, tables = _peek(path, "mode=ro")
+        db, version, tables = _peek(path, "mode=ro" + ("&immutable=1" if _foreign(path) else ""))
     except sqlite3.OperationalError as exc:
         # A WAL database in a folder this process cannot write (no -shm can be made): with no -wal file
         # there is nothing uncommitted, so reading the file as immutable sees all of it.
@@ -38,6 +39,14 @@ def open_read_only(path: Path) -> sqlite_utils.Database:
         what = "an empty SQLite database" if not tables else "not a teeth database (it has no teeth schema)"
         raise TeethError(f"{path} is {what}; left as it is")
     return db
+
+
+def _foreign(path: Path) -> bool:
+    """Would reading create files its owner cannot write? SQLite makes the -wal and -shm of a WAL database on a
+    read when they are missing, owned by the reader: another user's (a shared folder), the owner's next write then
+    fails "attempt to write a readonly database". With no -wal file nothing is uncommitted (the last writer closed,
+    and a writer changes the file itself only when it checkpoints), so the file is read as it is, creating nothing."""
+    return not Path(f"{path}-wal").exists() and path.stat().st_uid != os.geteuid()
 
 
 def require_teeth_tables(db: sqlite_utils.Database, path: Path) -> None:
@@ -67,6 +76,16 @@ def open_for_writing(path: Path) -> sqlite_utils.Database:
         conn.close()
         raise TeethError(f"{path} is not a teeth database (it has other tables and no teeth schema); left as it is")
     return db
+
+
+def make_folder(folder: Path) -> None:
+    """Create the database's folder; one teeth creates gets a `.gitignore` of `*` (as pytest's cache does), so that
+    a run leaves a user's checkout clean. A folder that exists is left as it is."""
+    try:
+        folder.mkdir(parents=True)
+    except FileExistsError:  # there already (another run may have just made it)
+        return
+    (folder / ".gitignore").write_text("# made by teeth: its database, badge and applied mutants stay out of git\n*\n")
 
 
 def disk_full(exc: BaseException) -> bool:

@@ -14,6 +14,7 @@ from teeth.errors import TeethError
 from teeth.history import ALL_OPS, history_csv, history_json, load_history, parse_since
 from teeth.report.chart import history_table, sparkline
 from teeth.store import Store
+from tests.helpers.cli import teeth_in_process
 
 
 def mutant(ident: str, op: str, file: str = "rows.py", line: int = 1, target: str = "rows") -> SimpleNamespace:
@@ -139,3 +140,27 @@ def test_a_run_filtered_by_operator_or_a_check_run_is_no_point_of_the_history(st
     found = rates(load_history(store, "rows"))
     assert (by_op, "take", "cpu") in found  # an op filter measures that op whole
     assert not {run for run, _, _ in found} & {partial, check}
+
+
+def test_a_history_of_filtered_runs_only_says_how_many_were_left_out_and_why(tmp_path):
+    store = Store(tmp_path / "teeth.db")
+    options = [{"operators": ["whole_batch"]}, {"operators": ["number"]}, {"shard": "1/2"}, {"command": "check"},
+               {"mutants": ["a1"]}]
+    for option in options:
+        run_id = store.start_run("rows", [], [], {"commit": "abc1234", "dirty": 0, "options": option})
+        store.record_mutants([mutant("a1", "take")])
+        store.record_outcomes(run_id, [{"mutant_id": "a1", "profile": "cpu", "status": "survived"}])
+        store.finish_run(run_id, "completed", {}, {})
+    assert not load_history(store, "rows").runs
+    done = teeth_in_process("history", "--db", tmp_path / "teeth.db", cwd=tmp_path)
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.stdout.split())
+    for fragment in ("5 runs with outcomes left out", "2 an --operator filter", "1 one shard", "1 a `teeth check`",
+                     "1 chosen mutants", "run without --operator, --shard or --only", "teeth merge"):
+        assert fragment in said, said
+
+
+def test_an_empty_database_says_how_to_get_the_first_point(tmp_path):
+    Store(tmp_path / "teeth.db").close()
+    done = teeth_in_process("history", "--db", tmp_path / "teeth.db", cwd=tmp_path)
+    assert done.exit_code == 0 and "`teeth run` records the first point" in done.stdout, done.output

@@ -42,13 +42,14 @@ def snapshot(*roots: Path) -> dict[str, str]:
 
 
 def marked(token: str) -> list[int]:
-    """Processes whose environment carries this test's token: the run's, and anything its tests started."""
+    """Processes whose environment carries this test's token (the run's, and anything its tests started), or whose
+    arguments do (a helper started with an empty environment)."""
     needle = f"FIXTURE_TOKEN={token}".encode()
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open(f"/proc/{pid}/environ", "rb") as handle:
-                if needle in handle.read().split(b"\0"):
+            with open(f"/proc/{pid}/environ", "rb") as environ, open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if needle in environ.read().split(b"\0") or token.encode() in cmdline.read().split(b"\0"):
                     with open(f"/proc/{pid}/stat") as stat:
                         if stat.read().split(") ")[-1][0] != "Z":
                             found.append(int(pid))

@@ -90,9 +90,9 @@ def test_the_badge_without_a_whole_run_says_so_in_one_line(tmp_path):
     store = Store(tmp_path / "teeth.db")
     add(store, {MUTANTS[0]: "killed"}, command="check")
     done = teeth_in_process("badge", "--target", "rows", "--out", tmp_path / "b.svg", "--db", store.path, cwd=tmp_path)
-    assert_one_line_error(done, "no whole `teeth run` with outcomes of target 'rows'")
-    assert_one_line_error(teeth_in_process("results", "--db", store.path, cwd=tmp_path), "no whole `teeth run`",
-                          "--run ID")
+    assert_one_line_error(done, "no whole `teeth run` of target 'rows'", "--run ID")  # the words of `teeth results`
+    assert_one_line_error(teeth_in_process("results", "--target", "rows", "--db", store.path, cwd=tmp_path),
+                          "no whole `teeth run` of target 'rows'", "--run ID")
 
 
 def test_show_lists_the_outcomes_of_teeth_runs_and_a_check_runs_only_when_named(store, tmp_path):

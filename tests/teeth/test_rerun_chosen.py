@@ -31,6 +31,8 @@ def test_only_survived_reruns_the_survivors_against_todays_tests(project, teeth)
     done = teeth("run", "--target", "rows", "--only", "survived", cwd=root)
     assert done.returncode == 0, done.stderr
     assert {r["mutant"]: r["status"] for r in results_of(teeth, root, "--run", str(runs(teeth.db)[-1]["id"]))} == dict.fromkeys(survivors, "survived")
+    said = " ".join(done.stderr.split())
+    assert "chosen mutants (--only survived): 2 of the target's" in said and "not made" not in said, said
     with (root / "tests" / "test_rows.py").open("a") as tests:  # the person writes the killing test
         tests.write(KILLS_THE_SURVIVORS)
     done = teeth("run", "--target", "rows", "--only", "survived", cwd=root)

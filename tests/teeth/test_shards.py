@@ -45,6 +45,7 @@ def shards(tmp_path_factory):
         parts.append(base / f"shard{k}.db")
         done = cli("run", "--target", "rows", "--shard", f"{k}/{N}", "--db", str(parts[-1]), cwd=root)
         assert done.returncode == 0, done.stderr
+        parts[-1].with_suffix(".said").write_text(done.stderr)
     return root, whole, parts
 
 
@@ -74,6 +75,14 @@ def test_a_shard_is_no_kill_rate_data_point_and_the_merged_run_is(shards, tmp_pa
     one_shard = json.loads(cli("history", "--db", str(parts[0]), "--format", "json", cwd=root).stdout)
     merged = json.loads(cli("history", "--db", str(into), "--format", "json", cwd=root).stdout)
     assert one_shard == [] and {row["run"] for row in merged} == {1}
+
+
+def test_a_shard_run_says_which_shard_and_counts_only_its_own_mutants(shards):
+    root, whole, parts = shards
+    for k, part in enumerate(parts, start=1):
+        said = " ".join(part.with_suffix(".said").read_text().split())
+        assert f"shard {k}/{N}: {len(statuses(part))} of the target's {len(statuses(whole))} mutants" in said, said
+        assert "not made" not in said, said  # what discovery did not make belongs to the whole target
 
 
 def test_shards_hold_each_mutant_exactly_once_whatever_the_order():

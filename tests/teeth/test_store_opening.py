@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -112,6 +114,54 @@ def test_a_database_on_a_read_only_file_system_can_be_read(tmp_path):
     done = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+OWNER, READER = 4242, 4343  # two users without a login: a database in a folder both may write
+
+
+def as_user(uid: int, step) -> str:
+    """`step()` in a forked child running as `uid`; what it returns (a line), or the error it raised."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            said = str(step())
+        except BaseException as exc:  # noqa: BLE001 - the parent asserts on what happened
+            said = f"{type(exc).__name__}: {exc}"
+        os.write(write_fd, said.encode()[:4000])
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        said = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return said
+
+
+def record_a_run(db: Path) -> str:
+    store = Store(db)
+    store.finish_run(store.start_run("rows", ["cpu"], [], {}), "completed", {}, {})
+    store.close()
+    return "recorded"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to act as two users")
+@pytest.mark.parametrize("command", sorted(READS))
+def test_a_read_by_another_user_leaves_nothing_that_stops_the_owners_next_write(command, tmp_path):
+    record_a_run(tmp_path / "warm.db")
+    read(command, tmp_path / "warm.db", tmp_path)  # imports what the command imports: the users cannot reach them
+    with tempfile.TemporaryDirectory() as shared:  # under /tmp: a folder both users reach
+        folder = Path(shared)
+        folder.chmod(0o1777)
+        db = folder / "teeth.db"
+        assert as_user(OWNER, lambda: record_a_run(db)) == "recorded"
+        read_back = as_user(READER, lambda: (lambda r: f"{r.exit_code} {r.output} {r.exception!r}")(
+            read(command, db, folder / "reader")))
+        assert read_back.split()[0] in {"0", "2"}, read_back  # `show abc`: no such mutant, one line
+        strangers = {p.name: p.stat().st_uid for p in folder.iterdir() if p.stat().st_uid != OWNER}
+        assert set(strangers) <= {"reader"}, strangers  # no -wal, no -shm of the reader's
+        assert as_user(OWNER, lambda: record_a_run(db)) == "recorded"
 
 
 RACER = """

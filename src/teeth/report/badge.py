@@ -42,11 +42,11 @@ def endpoint(rate: float | None) -> str:
     return json.dumps({"schemaVersion": 1, "label": LABEL, "message": message(rate), "color": colour(rate)}) + "\n"
 
 
-def latest_rate(store: Store, target: str) -> tuple[int, float | None]:
-    """(run id, kill rate) of the target's latest whole `teeth run` with outcomes (a `teeth check`, a shard or chosen
-    mutants hold part of the target); a one-line error when it has none."""
-    run_id = store.latest_measured_run(target)
-    if run_id is None:
-        known = ", ".join(store.run_targets()) or "none"
-        raise TeethError(f"no whole `teeth run` with outcomes of target {target!r} in {store.path} (targets with runs: {known})")
-    return run_id, kill_rate(store.outcome_counts(run_id))
+def run_rate(store: Store, run: dict, shown_as: str) -> float | None:
+    """The kill rate of a run (`teeth badge`: the target's latest whole `teeth run`, the run `teeth results` lists);
+    a one-line error, naming the run as `shown_as`, when it recorded no outcome."""
+    counts = store.outcome_counts(run["id"])
+    if not any(counts.values()):
+        raise TeethError(f"{shown_as} recorded no outcome: no kill rate to show (`teeth results --target "
+                         f"{run['target']}` lists the same run)")
+    return kill_rate(counts)

@@ -21,6 +21,8 @@ from teeth.workers.protocol import BaselineDone, Collected, Fatal, Message, Work
 from teeth.workers.sandbox import abi_version
 from teeth.workers.scratch import Scratch
 
+CLOSE_GRACE = 2.0  # seconds a worker has to stop its children once its stdin closes, before SIGKILL
+
 WORKER_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTORCH_NVML_BASED_CUDA_CHECK": "1",
@@ -164,6 +166,11 @@ class LocalBackend(Backend):
 
     def close(self) -> None:
         """Stop the worker, every process its tests left behind, and remove the scratch area."""
+        try:
+            self.process.stdin.close()  # the worker kills its children and what they left (supervisor.kill_all)
+            self.process.wait(timeout=CLOSE_GRACE)
+        except (BrokenPipeError, OSError, subprocess.TimeoutExpired):
+            pass
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)

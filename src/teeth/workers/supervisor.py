@@ -65,6 +65,16 @@ def die_with_parent() -> None:
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
 
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> None:
+    """PR_SET_CHILD_SUBREAPER: a descendant whose parent dies re-parents to this process, not to init (Linux), so
+    that a helper the tests started (in its own session, with an environment of its own) is still found."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
 def kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -82,6 +92,8 @@ class Supervisor:
         self.children: dict[int, Child] = {}  # by the pidfd that reports its exit
         self.selector = selectors.DefaultSelector()
         self.stdin_buffer = b""
+        become_subreaper()
+        self.own = self._child_pids()  # what this process started itself (never a test's helper)
 
     def fork(self, scenario: Scenario, work: Callable[[Callable[[Running], None]], Message]) -> None:
         """Run `work(report)` in a child; `report` frames a `Running` on the child's pipe."""
@@ -93,6 +105,7 @@ class Supervisor:
         if pid == 0:  # the child: never returns
             os.setpgid(0, 0)  # its own group: killed as a group with every helper its tests start
             die_with_parent()
+            become_subreaper()  # a helper that leaves the group stays below this child while it runs
             # What the tests could reach by writing to a stray descriptor: the backend's channel, the other
             # children's pipes. Gone; only its own result pipe is left, and its result is framed by a token.
             for fd in (read_fd, self.channel.in_fd, self.channel.fd,
@@ -168,12 +181,14 @@ class Supervisor:
             os.close(fd)
         del self.children[child.pidfd]
         _, status = os.waitpid(child.pid, 0)
+        self.kill_orphans()
         duration = time.perf_counter() - child.started
         result = child.last_message()
         running = result if isinstance(result, Running) else None  # only the test it was running: it did not finish
         if isinstance(result, BaselineDone):
             self.channel.send(BaselineDone(result.tests, result.shadowed))
             fatal = self.after_baseline(result)
+            self.own = self._child_pids() - {c.pid for c in self.children.values()}
             if fatal is not None:
                 self.channel.send(fatal)
             return
@@ -259,4 +274,31 @@ class Supervisor:
                 os.waitpid(child.pid, 0)
             except ChildProcessError:
                 pass
+        self.children.clear()
+        self.kill_orphans()
+
+    @staticmethod
+    def _child_pids() -> set[int]:
+        import psutil  # after collection: the worker's start pays nothing for it
+
+        return {p.pid for p in psutil.Process().children()}
+
+    def kill_orphans(self) -> None:
+        """SIGKILL what a finished child left behind: its descendants re-parented here (a subreaper), whatever their
+        process group, session or environment. A scenario still running keeps its own (it is a subreaper too)."""
+        for _ in range(64):  # a killed orphan's own children re-parent here in turn
+            running = {c.pid for c in self.children.values()}
+            orphans = self._child_pids() - running - self.own
+            if not orphans:
+                return
+            for pid in orphans:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            for pid in orphans:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
 
