@@ -10,7 +10,7 @@ from teeth.changes import Changes, changed_lines, in_scope
 from teeth.config import Config, Target
 from teeth.coverage_map import CoverageMap
 from teeth.discovery_cache import DiscoveryCache
-from teeth.errors import BaselineFailed
+from teeth.errors import BaselineFailed, TeethError
 from teeth.gate import Policy, Verdict, evaluate
 from teeth.incremental import OutcomeCache
 from teeth.lab import Lab, Progress, run_metadata
@@ -46,7 +46,18 @@ def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Chan
         TestPolicy.of(target)
         select_operators(target.operators)
         planned.append((target, changed_lines(base, target.files, target.root)))
+    if not any(changes.lines or touches_tests(target, changes) for target, changes in planned):
+        merge_base = planned[0][1].merge_base[:12] if planned else "?"
+        raise TeethError(f"the change against {base} (merge-base {merge_base}) touches no file nor test of "
+                         f"{', '.join(t.name for t, _ in planned) or 'any target'}: nothing to check (a CI job skips "
+                         f"such a change by a paths filter, docs/check.md)")
     return planned
+
+
+def touches_tests(target: Target, changes: Changes) -> bool:
+    """Whether the change adds or edits a test function, or other lines of a test file, under the target's tests."""
+    tests = changed_tests(target, changes)
+    return tests.any or bool(tests.helpers)
 
 
 def executed_by_tests(target: Target, backends: Backends, jobs: int, tests: ChangedTests, mutants: list,
