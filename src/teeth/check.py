@@ -6,6 +6,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from teeth.base_tests import run_base_versions
 from teeth.changes import Changes, changed_lines, in_scope
 from teeth.config import Config, Target
 from teeth.coverage_map import CoverageMap
@@ -126,8 +127,12 @@ def check_target(store: Store, target: Target, changes: Changes, backends: Backe
     verdict = evaluate(store, target, run_id, changes.merge_base, gated=changed if tests.any else None)
     found = None
     if tests.any:
+        at_base = None
+        if tests.edited and verdict.base_run is None:  # the base's version of an edited test judges the base
+            at_base = run_base_versions(target, changes, backends, jobs, tests.edited,
+                                        [m for m in discovery.mutants if m.id in scoped], progress)
         found = review(store, run_id, scoped, added, edited, verdict.base_run, TestPolicy.of(target),
-                       sorted(tests.helpers))
+                       sorted(tests.helpers), at_base)
         verdict.failures += found.failures
     run = store.run(run_id)
     worker = any(k.startswith("baseline.") for k in json.loads(run["timings"] or "{}"))
