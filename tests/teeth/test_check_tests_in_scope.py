@@ -3,19 +3,7 @@ kill are listed with their full matrix, and a change whose tests newly kill no r
 
 from __future__ import annotations
 
-import shutil
-
-from tests.helpers.git_projects import check, git, git_repo
-
-CHANGES = "changes"
-
-
-def add_tests(root, *names: str) -> None:
-    """Commit test files of the fixture's changes/ folder into its tests/, as the change under review."""
-    for name in names:
-        shutil.copy(root / CHANGES / name, root / "tests" / name)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "tests only")
+from tests.helpers.git_projects import add_tests, check, git, git_repo
 
 
 def test_a_test_only_change_lists_the_mutant_it_newly_kills_with_its_matrix(project, teeth):
