@@ -6,11 +6,12 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from teeth.base_tests import run_base_versions
 from teeth.changes import Changes, changed_lines, in_scope
 from teeth.config import Config, Target
 from teeth.coverage_map import CoverageMap
 from teeth.discovery_cache import DiscoveryCache
-from teeth.errors import BaselineFailed
+from teeth.errors import BaselineFailed, TeethError
 from teeth.gate import Policy, Verdict, evaluate
 from teeth.incremental import OutcomeCache
 from teeth.lab import Lab, Progress, run_metadata
@@ -46,7 +47,18 @@ def plan(config: Config, names: list[str], base: str) -> list[tuple[Target, Chan
         TestPolicy.of(target)
         select_operators(target.operators)
         planned.append((target, changed_lines(base, target.files, target.root)))
+    if not any(changes.lines or touches_tests(target, changes) for target, changes in planned):
+        merge_base = planned[0][1].merge_base[:12] if planned else "?"
+        raise TeethError(f"the change against {base} (merge-base {merge_base}) touches no file nor test of "
+                         f"{', '.join(t.name for t, _ in planned) or 'any target'}: nothing to check (a CI job skips "
+                         f"such a change by a paths filter, docs/check.md)")
     return planned
+
+
+def touches_tests(target: Target, changes: Changes) -> bool:
+    """Whether the change adds or edits a test function, or other lines of a test file, under the target's tests."""
+    tests = changed_tests(target, changes)
+    return tests.any or bool(tests.helpers)
 
 
 def executed_by_tests(target: Target, backends: Backends, jobs: int, tests: ChangedTests, mutants: list,
@@ -115,8 +127,12 @@ def check_target(store: Store, target: Target, changes: Changes, backends: Backe
     verdict = evaluate(store, target, run_id, changes.merge_base, gated=changed if tests.any else None)
     found = None
     if tests.any:
+        at_base = None
+        if tests.edited and verdict.base_run is None:  # the base's version of an edited test judges the base
+            at_base = run_base_versions(target, changes, backends, jobs, tests.edited,
+                                        [m for m in discovery.mutants if m.id in scoped], progress)
         found = review(store, run_id, scoped, added, edited, verdict.base_run, TestPolicy.of(target),
-                       sorted(tests.helpers))
+                       sorted(tests.helpers), at_base)
         verdict.failures += found.failures
     run = store.run(run_id)
     worker = any(k.startswith("baseline.") for k in json.loads(run["timings"] or "{}"))

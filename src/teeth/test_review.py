@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from teeth.base_tests import BaseVersions
 from teeth.config import Target
 from teeth.core import Status
 from teeth.errors import ConfigError
@@ -87,19 +88,22 @@ class TestReview:
 
 
 def review(store: Store, run_id: int, scoped: set[str], added: list[str], edited: list[str], base_run: dict | None,
-           policy: TestPolicy, helpers: list[str] | None = None) -> TestReview:
+           policy: TestPolicy, helpers: list[str] | None = None, at_base: BaseVersions | None = None) -> TestReview:
     """Judge the changed tests on the check run's outcomes and full matrix of the mutants they execute (`scoped`).
-    The base's status: the base run's outcome of the same mutant when one is recorded; otherwise measured here, from
-    the matrix, as the verdict of the tests the change did not add or edit (an edited test's base version not run)."""
+    The base's status: the base run's outcome of the same mutant when one is recorded; otherwise measured here: the
+    verdict of the tests the change did not add or edit (the matrix) and of the edited tests' base versions
+    (`at_base`, teeth.base_tests)."""
     changed = set(added) | set(edited)
     matrix = store.kill_matrix(run_id)
     base = {}
+    at_base = at_base or BaseVersions()
     if base_run is not None:
         base = {(r["mutant"], r["profile"]): r["status"] for r in store.results(base_run["id"])}
         source = f"base: outcomes of run {base_run['id']} (the `teeth run` at the base commit)"
     else:
-        source = (f"base: measured here, as the {len(changed)} added or edited test(s) absent (no `teeth run` recorded "
-                  f"at the base commit)")
+        source = (f"base: measured here, as the {len(added)} added test(s) absent" +
+                  (f" and the {len(edited)} edited at their base version" if edited else "") +
+                  " (no `teeth run` recorded at the base commit)")
     mutants = []
     for row in store.results(run_id):
         if row["mutant"] not in scoped or row["status"] == Status.SKIPPED:
@@ -110,9 +114,10 @@ def review(store: Store, run_id: int, scoped: set[str], added: list[str], edited
         if base_run is not None:
             then = base.get((row["mutant"], row["profile"]), "new")
         else:
+            key = (row["mutant"], row["profile"])
             kept = [t for t in verdicts if t not in changed]
-            then = (Status.KILLED.value if any(t not in changed for t in killers)
-                    else Status.SURVIVED.value if kept else Status.NO_COVERAGE.value)
+            then = (Status.KILLED.value if any(t not in changed for t in killers) or key in at_base.kills
+                    else Status.SURVIVED.value if kept or key in at_base.executes else Status.NO_COVERAGE.value)
         mutants.append(MutantReview(row, then, row["status"], killers, [t for t in killers if t in changed], verdicts))
     found = TestReview(added, edited, source, mutants, policy, sorted(helpers or []))
     if policy.new_kills and found.changed and len(found.required_new_kills()) < policy.new_kills:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -38,6 +39,14 @@ def edit(root: Path, old: str, new: str, commit: bool = True) -> None:
     path.write_text(text.replace(old, new))
     if commit:
         git(root, "commit", "-q", "-am", "change one function")
+
+
+def add_tests(root: Path, *names: str, folder: str = "changes") -> None:
+    """Commit test files of the fixture's `folder` into its tests/, as the change under review."""
+    for name in names:
+        shutil.copy(root / folder / name, root / "tests" / name)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "tests only")
 
 
 def check(teeth, root: Path, *args: str):

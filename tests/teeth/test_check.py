@@ -100,6 +100,16 @@ def test_a_shallow_clone_without_the_base_is_one_line_exit_2(project, teeth, tmp
     assert not teeth.db.exists()
 
 
+def test_a_change_that_touches_no_target_file_nor_test_is_one_line_exit_2_and_writes_nothing(project, teeth):
+    root = git_repo(project("weak_suite"))
+    (root / "NOTES.md").write_text("docs only\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "docs only")
+    assert_one_line_error(check_bad_input(teeth, root, "--base", "main"), "touches no file nor test of rows",
+                          "nothing to check", "paths filter")
+    assert not teeth.db.exists()
+
+
 def test_a_database_from_a_newer_schema_is_refused_and_left_byte_identical(project, teeth):
     root = git_repo(project("weak_suite"))
     edit(root, TOTAL, TOTAL_CHANGED)

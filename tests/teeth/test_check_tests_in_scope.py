@@ -3,19 +3,7 @@ kill are listed with their full matrix, and a change whose tests newly kill no r
 
 from __future__ import annotations
 
-import shutil
-
-from tests.helpers.git_projects import check, git, git_repo
-
-CHANGES = "changes"
-
-
-def add_tests(root, *names: str) -> None:
-    """Commit test files of the fixture's changes/ folder into its tests/, as the change under review."""
-    for name in names:
-        shutil.copy(root / CHANGES / name, root / "tests" / name)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "tests only")
+from tests.helpers.git_projects import add_tests, check, git, git_repo
 
 
 def test_a_test_only_change_lists_the_mutant_it_newly_kills_with_its_matrix(project, teeth):
@@ -62,3 +50,16 @@ def test_a_base_run_in_the_database_gives_the_bases_outcomes(project, teeth):
     assert "zero_storage_offset [cpu] (survived under the base)" in done.stdout
     shown = teeth("show", "8c91b9fe81f2", "--run", "2", cwd=root)
     assert "kill matrix [cpu]: 5 failed, 1 passed of 6 that execute it" in shown.stdout, shown.stdout
+
+
+def test_an_edited_tests_base_version_judges_the_base_so_its_old_kills_are_not_new(project, teeth):
+    root = git_repo(project("gradient_rows_test_only"))
+    add_tests(root, "test_grads.py")  # edits the suite's one test: it now also reads an invoke past row 0
+    done = check(teeth, root, "--base", "main")
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "tests: 0 added, 1 edited; base: measured here, as the 0 added test(s) absent and the 1 edited at their " \
+        "base version" in out
+    # 11 kills: the 6 its base version made too are not new; the 5 of the invoke past row 0 are
+    assert "tests/test_grads.py::test_a_single_invoke_reads_its_own_gradient: kills 11 (5 newly), alone 11" in out, out
+    assert "zero_storage_offset [cpu] (survived under the base)" in out and "note:" not in out.split("tests: ")[1]

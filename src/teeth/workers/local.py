@@ -55,10 +55,12 @@ class LocalBackend(Backend):
     """Tests run in a scratch copy of the target's root (`Scratch`); with `target.sandbox`, every process of the
     worker may write only there and to /dev (`restrict_writes`). `protection` says which of the two held."""
 
-    def __init__(self, target: Target, profile: Profile, jobs: int):
+    def __init__(self, target: Target, profile: Profile, jobs: int, overlay: dict[str, str] | None = None):
+        """`overlay`: files of the scratch copy given another text (Scratch)."""
         self.jobs = max(1, jobs)
         self.target = target
-        self.scratch = Scratch(target.root, profile.name, sandboxed=target.sandbox and abi_version() >= 1)
+        self.scratch = Scratch(target.root, profile.name, sandboxed=target.sandbox and abi_version() >= 1,
+                               overlay=overlay)
         self.buffer = b""
         files = [str(f) for f in target.files]
         copies = {f: copy for f in files if (copy := self.scratch.inside(f)) != f}
@@ -188,8 +190,8 @@ class LocalBackend(Backend):
 class LocalBackends:
     """The local backends: a warm worker process on this machine per profile."""
 
-    def open(self, target: Target, profile: Profile, jobs: int) -> LocalBackend:
-        return LocalBackend(target, profile, jobs)
+    def open(self, target: Target, profile: Profile, jobs: int, overlay: dict[str, str] | None = None) -> LocalBackend:
+        return LocalBackend(target, profile, jobs, overlay)
 
     def unavailable_reason(self, profile: Profile) -> str | None:
         return profile.unavailable_reason()

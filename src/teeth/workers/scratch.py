@@ -27,9 +27,10 @@ MARK = "TEETH_SCRATCH"  # in every worker process's environment: how the run's l
 class Scratch:
     """`tree`: the copy of `root`; `tmp`: TMPDIR and caches of the tests; `log`: the worker's stderr."""
 
-    def __init__(self, root: Path, label: str, sandboxed: bool = False):
+    def __init__(self, root: Path, label: str, sandboxed: bool = False, overlay: dict[str, str] | None = None):
         """`sandboxed`: the tests' writes will be confined to this area (Landlock), so a link that leads out of the
-        tree may stay; without it, such a link is a ConfigError naming it, and nothing is left behind."""
+        tree may stay; without it, such a link is a ConfigError naming it, and nothing is left behind. `overlay`:
+        files of the copy (relative to the root) given another text, e.g. a test file as the base commit has it."""
         self.root = Path(root).resolve()
         self.dir = Path(tempfile.mkdtemp(prefix=f"teeth-{label}-"))
         self.tree, self.tmp = self.dir / "tree", self.dir / "tmp"
@@ -37,6 +38,11 @@ class Scratch:
         try:
             shutil.copytree(self.root, self.tree, symlinks=True, ignore=_ignored)
             self.links_out = self._contain_links(sandboxed)
+            for relative, text in (overlay or {}).items():
+                copy = self.tree / relative
+                copy.unlink(missing_ok=True)  # a link is replaced, never written through
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_text(text, encoding="utf-8")
         except BaseException:
             shutil.rmtree(self.dir, ignore_errors=True)
             raise
