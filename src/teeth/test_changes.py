@@ -34,8 +34,8 @@ class ChangedTests:
                 [t for t in collected if function_of(t) in self.edited])
 
 
-def test_files(target: Target) -> list[Path]:
-    """The .py files under the target's test paths (conftest.py files aside: they hold no test)."""
+def test_files(target: Target, conftest: bool = False) -> list[Path]:
+    """The .py files under the target's test paths (conftest.py files only when asked: they hold no test)."""
     found: set[Path] = set()
     for entry in target.tests:
         path = (target.root / entry.split("::")[0]).resolve()
@@ -43,7 +43,7 @@ def test_files(target: Target) -> list[Path]:
             found.update(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
         elif path.suffix == ".py":
             found.add(path)
-    return sorted(p for p in found if p.name != "conftest.py")
+    return sorted(p for p in found if conftest or p.name != "conftest.py")
 
 
 def _tests_of(source: str | None) -> dict[str, tuple[int, int]]:
@@ -64,7 +64,7 @@ def changed_tests(target: Target, changes: Changes) -> ChangedTests:
     toplevel = Path(os.path.realpath(changes.toplevel))
     root = Path(os.path.realpath(target.root))
     relative: dict[str, Path] = {}
-    for file in test_files(target):
+    for file in test_files(target, conftest=True):  # a conftest.py's fixtures are helpers of every test below it
         try:
             relative[Path(os.path.realpath(file)).relative_to(toplevel).as_posix()] = file
         except ValueError:
@@ -104,6 +104,6 @@ def changed_tests(target: Target, changes: Changes) -> ChangedTests:
                 found.added.add(f"{key}::{name}")
             elif touched:
                 found.edited.add(f"{key}::{name}")
-        if changed - inside and base.returncode == 0:  # a new file's imports and constants are no helper edit
-            found.helpers.add(key)
+        if changed - inside and (base.returncode == 0 or path.name == "conftest.py"):  # a new test file's imports
+            found.helpers.add(key)  # and constants are no helper edit; a new conftest.py's fixtures are
     return found

@@ -110,6 +110,16 @@ def test_a_change_that_touches_no_target_file_nor_test_is_one_line_exit_2_and_wr
     assert not teeth.db.exists()
 
 
+def test_a_change_that_only_edits_a_conftest_of_the_tests_is_checked_not_refused(project, teeth):
+    root = git_repo(project("weak_suite"))
+    (root / "tests" / "conftest.py").write_text("import pytest\n\n\n@pytest.fixture\ndef rows():\n    return 3\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a fixture for the tests")
+    result = check(teeth, root, "--base", "main")
+    assert result.returncode == 0, result.stderr
+    assert "touches no file nor test" not in result.stderr
+
+
 def test_a_database_from_a_newer_schema_is_refused_and_left_byte_identical(project, teeth):
     root = git_repo(project("weak_suite"))
     edit(root, TOTAL, TOTAL_CHANGED)
