@@ -42,9 +42,15 @@ def assert_one_line_error(result: Result, *fragments: str, code: int = 2) -> Non
 
 
 def results_of(teeth, cwd: Path, *args: str) -> list[dict]:
-    """`teeth results --format json ARGS` of the `teeth` fixture's database."""
-    done = teeth("results", "--format", "json", *args, cwd=cwd)
-    assert done.returncode == 0, done.stderr
+    """`teeth results --format json ARGS` of the `teeth` fixture's database, read in this process (a reading command
+    starts no worker; a subprocess would pay the CLI's second of imports again); through `teeth` itself when it has
+    no database of its own."""
+    if getattr(teeth, "db", None) is None:
+        done = teeth("results", "--format", "json", *args, cwd=cwd)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+    done = teeth_in_process("results", "--format", "json", *args, "--db", teeth.db, cwd=cwd)
+    assert done.exit_code == 0, (done.output, done.exception)
     return json.loads(done.stdout)
 
 

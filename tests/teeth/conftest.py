@@ -7,10 +7,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from tests.helpers.cli import FIXTURES
+from tests.helpers.cli import FIXTURES, results_of, teeth_cli
 
 
 @pytest.fixture
@@ -37,3 +38,25 @@ def teeth(tmp_path):
 
     invoke.db = db
     return invoke
+
+
+@pytest.fixture(scope="session")
+def weak_suite_run(tmp_path_factory):
+    """One `teeth run --target rows` of weak_suite (8 of 10 mutants killed), shared by the tests that only read its
+    results: `.root`, `.db`, `.done` (the run's completed process), `.teeth(ARGS)` (a reading command against its
+    database) and `.rows()` (its `teeth results` as JSON). A test that changes the project or writes the database
+    copies its own project instead."""
+    base = tmp_path_factory.mktemp("weak_suite_run")
+    root, db = base / "weak_suite", base / "state" / "teeth.db"
+    shutil.copytree(FIXTURES / "weak_suite", root, ignore=shutil.ignore_patterns("__pycache__"))
+    done = teeth_cli("run", "--target", "rows", "--db", str(db), cwd=root)
+    assert done.returncode == 0, done.stderr
+
+    def read(*args: str) -> subprocess.CompletedProcess:
+        return teeth_cli(*args, "--db", str(db), cwd=root)
+
+    def rows() -> list[dict]:
+        return results_of(read, root)
+
+    read.db = db
+    return SimpleNamespace(root=root, db=db, done=done, teeth=read, rows=rows)

@@ -15,12 +15,9 @@ from teeth.store import Store
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def test_badge_writes_the_svg_and_the_endpoint_json_of_the_latest_run(project, teeth, tmp_path):
-    root = project("weak_suite")
-    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
+def test_badge_writes_the_svg_and_the_endpoint_json_of_the_latest_run(weak_suite_run, tmp_path):
     out, endpoint = tmp_path / "kill-rate.svg", tmp_path / "kill-rate.json"
-    done = teeth("badge", "--target", "rows", "--out", str(out), "--endpoint", str(endpoint), "--db", str(teeth.db),
-                 cwd=root, use_db=False)
+    done = weak_suite_run.teeth("badge", "--target", "rows", "--out", str(out), "--endpoint", str(endpoint))
     assert done.returncode == 0, done.stderr
     assert "kill rate 80.0% (run 1 of rows)" in done.stdout
     texts = [t.text for t in ElementTree.fromstring(out.read_text()).iter(f"{SVG}text")]
@@ -65,13 +62,12 @@ def test_the_badge_shows_the_run_teeth_results_lists_or_says_it_has_no_outcome(t
     assert not (tmp_path / "badge.svg").exists()
 
 
-def test_badge_of_a_target_without_runs_is_one_line_and_exit_2(project, teeth, tmp_path):
-    root = project("weak_suite")
-    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
-    done = teeth_in_process("badge", "--target", "nope", "--db", teeth.db, cwd=root)
+def test_badge_of_a_target_without_runs_is_one_line_and_exit_2(weak_suite_run, tmp_path):
+    root, db = weak_suite_run.root, weak_suite_run.db
+    done = teeth_in_process("badge", "--target", "nope", "--db", db, cwd=root)
     assert_one_line_error(done, "no whole `teeth run` of target 'nope'")
-    assert not (teeth.db.parent / "badge.svg").exists()
-    done = teeth_in_process("badge", "--target", "rows", "--out", tmp_path / "missing" / "b.svg", "--db", teeth.db,
+    assert not (db.parent / "badge.svg").exists()
+    done = teeth_in_process("badge", "--target", "rows", "--out", tmp_path / "missing" / "b.svg", "--db", db,
                             cwd=root)
     assert_one_line_error(done, "cannot write", "b.svg")
 

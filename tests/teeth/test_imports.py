@@ -123,3 +123,10 @@ def test_no_test_module_imports_another_test_module_or_a_conftest():
             found += [f"{path.relative_to(TESTS)}: {name}" for name in names
                       if name and name.rpartition(".")[2] in test_modules]
     assert found == []
+
+
+def test_teeths_own_tests_keep_their_shared_helpers_in_tests_helpers():
+    """A helper module beside teeth's test modules is imported by them through the rootdir on sys.path, under a
+    name of its own; tests/helpers is a package they import by its full name. (tests/batcher and tests/kernels are
+    the targets' own suites, whose kits travel with them.)"""
+    assert [p.name for p in (TESTS / "teeth").glob("*.py") if not is_test_module(p)] == []

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import teeth_in_process
+
 REPO = Path(__file__).resolve().parents[2]
 
 ACCURACY_ONLY = """
@@ -58,8 +60,8 @@ def teeth(*args: str, db: Path, cwd: Path = REPO, ok: tuple = (0,)) -> tuple[lis
     done = subprocess.run([sys.executable, "-m", "teeth.cli", *args, "--db", str(db)], cwd=cwd,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode in ok, done.stderr[-2000:]
-    listed = subprocess.run([sys.executable, "-m", "teeth.cli", "results", "--format", "json", "--db", str(db)],
-                            cwd=cwd, capture_output=True, text=True, timeout=120)
+    listed = teeth_in_process("results", "--format", "json", "--db", db, cwd=cwd)  # a reading command: in process
+    assert listed.exit_code == 0, (listed.output, listed.exception)
     return json.loads(listed.stdout), done.stdout
 
 

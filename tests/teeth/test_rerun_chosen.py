@@ -82,17 +82,15 @@ def test_only_without_an_earlier_run_is_bad_input(project, teeth):
     assert not teeth.db.exists()
 
 
-def test_show_lists_the_tests_that_executed_the_mutants_lines(project, teeth):
-    root = project("weak_suite")
-    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
-    rows = results_of(teeth, root)
+def test_show_lists_the_tests_that_executed_the_mutants_lines(weak_suite_run):
+    rows = weak_suite_run.rows()
     in_take_rows = next(r for r in rows if r["function"] == "take_rows")
     in_total = next(r for r in rows if r["function"] == "total")
-    shown = teeth("show", in_take_rows["mutant"], cwd=root)
+    shown = weak_suite_run.teeth("show", in_take_rows["mutant"])
     assert shown.returncode == 0, shown.stderr
     assert "tests/test_rows.py::test_first_rows_are_taken" in shown.stdout
     assert "test_total_of_a_batch" not in shown.stdout
-    as_json = json.loads(teeth("show", in_total["mutant"], "--format", "json", cwd=root).stdout)
+    as_json = json.loads(weak_suite_run.teeth("show", in_total["mutant"], "--format", "json").stdout)
     assert as_json["tests"]["cpu"]["tests"] == ["tests/test_rows.py::test_total_of_a_batch"]
 
 

@@ -5,19 +5,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+from types import SimpleNamespace
 
-from tests.helpers.cli import results_of
+import pytest
+
+from tests.helpers.cli import FIXTURES, results_of
 
 
-def test_weak_suite_survivors_are_reported(project, teeth):
-    root = project("weak_suite")
-    done = teeth("run", "--target", "rows", cwd=root)
-    assert done.returncode == 0, done.stderr
-    assert "survivors" in done.stdout
-    rows = results_of(teeth, root)
+def test_weak_suite_survivors_are_reported(weak_suite_run):
+    assert "survivors" in weak_suite_run.done.stdout
+    rows = weak_suite_run.rows()
     survived = {(r["function"], r["operator"]) for r in rows if r["status"] == "survived"}
     assert ("take_rows", "wrong_slice_start") in survived  # the suite only ever reads from row 0
     assert {r["status"] for r in rows} <= {"killed", "survived"}
@@ -26,10 +27,8 @@ def test_weak_suite_survivors_are_reported(project, teeth):
                           for r in killed)
 
 
-def test_results_json_has_the_documented_fields(project, teeth):
-    root = project("weak_suite")
-    teeth("run", "--target", "rows", cwd=root)
-    rows = results_of(teeth, root)
+def test_results_json_has_the_documented_fields(weak_suite_run):
+    rows = weak_suite_run.rows()
     assert rows
     for field in ("mutant", "target", "file", "line", "function", "op", "operator", "profile", "status",
                   "killed_by", "check"):
@@ -92,35 +91,32 @@ def test_failing_baseline_exits_3_with_the_failing_tests_and_kills_nothing(proje
     assert results_of(teeth, root) == []
 
 
-def test_show_prints_the_diff_and_outcomes(project, teeth):
-    root = project("weak_suite")
-    teeth("run", "--target", "rows", cwd=root)
-    survivor = next(r for r in results_of(teeth, root) if r["status"] == "survived")
-    done = teeth("show", survivor["mutant"][:8], cwd=root)
+def test_show_prints_the_diff_and_outcomes(weak_suite_run):
+    survivor = next(r for r in weak_suite_run.rows() if r["status"] == "survived")
+    done = weak_suite_run.teeth("show", survivor["mutant"][:8])
     assert done.returncode == 0, done.stderr
     assert "--- a/rows.py" in done.stdout and "+++ b/rows.py" in done.stdout
     assert "survived" in done.stdout
 
 
-def test_show_says_what_a_surviving_domain_mutants_bug_class_means_and_the_test_that_kills_it(project, teeth):
+def test_show_says_what_a_surviving_domain_mutants_bug_class_means_and_the_test_that_kills_it(weak_suite_run):
     from teeth.operators import select_operators
 
-    root = project("weak_suite")
-    teeth("run", "--target", "rows", cwd=root)
-    rows = results_of(teeth, root)
+    teeth = weak_suite_run.teeth
+    rows = weak_suite_run.rows()
     survivor = next(r for r in rows if r["status"] == "survived" and r["operator"] == "wrong_slice_start")
     (operator,) = select_operators(["wrong_slice_start"])
-    shown = json.loads(teeth("show", survivor["mutant"], "--format", "json", cwd=root).stdout)
+    shown = json.loads(teeth("show", survivor["mutant"], "--format", "json").stdout)
     assert shown["bug_class"] == {
         "operator": "wrong_slice_start", "change": f"{shown['original']} -> {shown['replacement']}",
         "summary": operator.summary, "means": operator.bug, "killing_test": operator.killing_test,
         "kills": list(operator.kills)}
     assert shown["tests"]  # the tests that executed the line, as before
-    text = teeth("show", survivor["mutant"], cwd=root).stdout
+    text = teeth("show", survivor["mutant"]).stdout
     assert "bug class wrong_slice_start on this line:" in text
     assert "a test that kills it:" in text and "what it means:" in text
     killed = next(r for r in rows if r["status"] == "killed")
-    assert json.loads(teeth("show", killed["mutant"], "--format", "json", cwd=root).stdout)["bug_class"] is None
+    assert json.loads(teeth("show", killed["mutant"], "--format", "json").stdout)["bug_class"] is None
 
 
 def test_op_and_operator_filters_limit_the_run(project, teeth):
@@ -141,29 +137,16 @@ def test_a_mutated_triton_kernel_is_the_kernel_that_runs(project, teeth):
     assert shifted[0]["status"] == "killed" and "AssertionError" in shifted[0]["detail"]
 
 
-def test_an_installed_module_is_mutated_in_memory_and_never_written(project, tmp_path):
-    root = project("installed_module")
+@pytest.fixture(scope="module")
+def installed_run(tmp_path_factory):
+    """installed_module's package, importable from its own site-packages only, run once: `.teeth(ARGS)` runs a
+    command there (asserting it passes), `.run` is the run's output, `.before` the package's file hashes before it."""
+    root = tmp_path_factory.mktemp("installed") / "installed_module"
+    shutil.copytree(FIXTURES / "installed_module", root, ignore=shutil.ignore_patterns("__pycache__"))
     site = root / "site-packages"
     before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in site.rglob("*") if p.is_file()}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    db = str(tmp_path / "teeth.db")
-    done = subprocess.run([sys.executable, "-m", "teeth.cli", "run", "--target", "installed", "--db", db],
-                          cwd=root / "project", env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    listed = subprocess.run([sys.executable, "-m", "teeth.cli", "results", "--format", "json", "--db", db],
-                            cwd=root / "project", env=env, capture_output=True, text=True, timeout=60)
-    rows = json.loads(listed.stdout)
-    assert rows and {r["file"] for r in rows} == {"rowspkg/rows.py"}  # from its import root, not site-packages
-    assert {r["status"] for r in rows} == {"killed"}
-    after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in site.rglob("*") if p.is_file()}
-    assert after == before
-
-
-def test_an_installed_module_is_shown_from_its_import_root_in_every_output(project, tmp_path):
-    root = project("installed_module")
-    site = root / "site-packages"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    db = str(tmp_path / "teeth.db")
+    db = str(root.parent / "teeth.db")
 
     def teeth(*args):
         done = subprocess.run([sys.executable, "-m", "teeth.cli", *args, "--db", db], cwd=root / "project", env=env,
@@ -171,7 +154,20 @@ def test_an_installed_module_is_shown_from_its_import_root_in_every_output(proje
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    outputs = {"run": teeth("run", "--target", "installed"),
+    return SimpleNamespace(site=site, db=db, before=before, teeth=teeth, run=teeth("run", "--target", "installed"))
+
+
+def test_an_installed_module_is_mutated_in_memory_and_never_written(installed_run):
+    rows = json.loads(installed_run.teeth("results", "--format", "json"))
+    assert rows and {r["file"] for r in rows} == {"rowspkg/rows.py"}  # from its import root, not site-packages
+    assert {r["status"] for r in rows} == {"killed"}
+    after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in installed_run.site.rglob("*") if p.is_file()}
+    assert after == installed_run.before
+
+
+def test_an_installed_module_is_shown_from_its_import_root_in_every_output(installed_run, tmp_path):
+    teeth, site, db = installed_run.teeth, installed_run.site, installed_run.db
+    outputs = {"run": installed_run.run,
                "lines": teeth("results", "--format", "lines", "--status", "killed"),
                "table": teeth("results", "--status", "killed"),
                "show": teeth("show", json.loads(teeth("results", "--format", "json"))[0]["mutant"])}
@@ -184,3 +180,4 @@ def test_an_installed_module_is_shown_from_its_import_root_in_every_output(proje
     with sqlite3.connect(db) as connection:  # the absolute path stays in the database
         paths = {row[0] for row in connection.execute("select path from mutants")}
     assert paths == {str((site / "rowspkg" / "rows.py").resolve())}
+

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from serve_runs import record_run
+from tests.helpers.serve_runs import record_run
+
 from teeth.serve.app import create_app
 from teeth.serve.store import ServeStore
 from teeth.store import SCHEMA_VERSION

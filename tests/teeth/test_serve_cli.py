@@ -8,8 +8,8 @@ import sqlite3
 import httpx
 import pytest
 
-from serve_runs import live_server, record_run
 from tests.helpers.cli import assert_one_line_error, teeth_cli, teeth_in_process
+from tests.helpers.serve_runs import live_server, record_run
 
 
 @pytest.fixture

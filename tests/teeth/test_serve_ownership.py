@@ -12,7 +12,8 @@ import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
 from tests.helpers.cli import assert_one_line_error, teeth_in_process
-from serve_runs import record_run
+from tests.helpers.serve_runs import record_run
+
 from teeth.serve.app import create_app
 from teeth.serve.store import ServeStore, m001_tokens_and_pushes
 from teeth.serve.tokens import token_digest

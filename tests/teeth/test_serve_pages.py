@@ -9,9 +9,10 @@ import subprocess
 import httpx
 import pytest
 
-from serve_runs import HOSTILE, live_server, record_run
-from teeth.serve.store import ServeStore
 from tests.helpers.html import chromium, page_fetches, text_of
+from tests.helpers.serve_runs import HOSTILE, live_server, record_run
+
+from teeth.serve.store import ServeStore
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import teeth_in_process
+
 from teeth.config import load_config
 from teeth.errors import EXIT_SHARDS_REFUSED, EXIT_USAGE
 from teeth.shards import Shard
@@ -94,9 +96,10 @@ def test_shards_hold_each_mutant_exactly_once_whatever_the_order():
 
 @pytest.mark.parametrize("text", ["0/3", "4/3", "x", "1/0", "-1/2"])
 def test_a_shard_that_does_not_exist_is_bad_input(shards, text, tmp_path):
-    root, _, _ = shards
-    done = cli("run", "--target", "rows", "--shard", text, "--db", str(tmp_path / "t.db"), cwd=root)
-    assert done.returncode == EXIT_USAGE and "--shard" in done.stderr and "Traceback" not in done.stderr
+    root, _, _ = shards  # bad input starts no worker: in process
+    done = teeth_in_process("run", "--target", "rows", "--shard", text, "--db", tmp_path / "t.db", cwd=root)
+    assert done.exit_code == EXIT_USAGE and "--shard" in done.stderr and "Traceback" not in done.output
+    assert done.exception is None or isinstance(done.exception, SystemExit), repr(done.exception)
     assert not (tmp_path / "t.db").exists()
 
 
