@@ -15,7 +15,10 @@ import triton.language as tl  # noqa: E402
 from triton.language.extra import libdevice  # noqa: E402
 from triton.runtime import interpreter as triton_interpreter  # noqa: E402
 
+from kernels.profiles import PROFILES  # noqa: E402
+from kernels.specs import OP_SPECS  # noqa: E402
 from teeth.errors import ConfigError  # noqa: E402
+from teeth.invariance import check_gradient_invariance  # noqa: E402
 from teeth.invariance.bounds import OutOfBounds, bounds_checked  # noqa: E402
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table  # noqa: E402
 from teeth.workers.interpreter import gaps_closed  # noqa: E402
@@ -70,16 +73,17 @@ def test_libdevice_functions_compute_in_the_interpreter():
     assert torch.equal(z, torch.tensor([0.0, 0.0, 1.0, 0.0, 0.0]))  # 0/0 is the only nan
 
 
-def test_an_int_kernel_argument_bounds_a_range_when_triton_converts_its_array_with_int(monkeypatch):
-    """triton 3.6's `tl.tensor.__index__` is `int(self.handle.data)`, a one-element array that numpy >= 2.4 refuses
-    to convert; installed here whatever the installed triton's own is, to show the gap and its closing."""
-    original = triton_interpreter._patch_lang_tensor
-
-    def patch_as_triton_3_6(tensor, scope):
-        original(tensor, scope)
+def _as_triton_3_6(patch_lang_tensor):
+    """The interpreter's tensor patching as triton 3.6 has it: `__index__` is `int(self.handle.data)`, a one-element
+    array that numpy >= 2.4 refuses to convert; installed whatever the installed triton's own is."""
+    def patch(tensor, scope):
+        patch_lang_tensor(tensor, scope)
         scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data))
+    return patch
 
-    monkeypatch.setattr(triton_interpreter, "_patch_lang_tensor", patch_as_triton_3_6)
+
+def test_an_int_kernel_argument_bounds_a_range_when_triton_converts_its_array_with_int(monkeypatch):
+    monkeypatch.setattr(triton_interpreter, "_patch_lang_tensor", _as_triton_3_6(triton_interpreter._patch_lang_tensor))
     x = torch.arange(20, dtype=torch.float32)
     y = torch.zeros_like(x)
     try:
@@ -90,6 +94,13 @@ def test_an_int_kernel_argument_bounds_a_range_when_triton_converts_its_array_wi
     with gaps_closed():
         _launch(_tiled_copy, x, y, 20)
     assert torch.equal(y, x)
+
+
+def test_the_invariance_harness_runs_interpreted_kernels_with_the_gaps_closed(monkeypatch):
+    monkeypatch.setattr(triton_interpreter, "_patch_lang_tensor", _as_triton_3_6(triton_interpreter._patch_lang_tensor))
+    report = check_gradient_invariance(OP_SPECS["rmsnorm"], profile=PROFILES["triton_interpret_fp32"],
+                                       checks=["accuracy"])
+    assert report.checks["accuracy"].status == "pass", report.checks["accuracy"].message
 
 
 def test_a_libdevice_function_without_a_numpy_counterpart_says_so():
