@@ -15,9 +15,24 @@ missing=$("$py" -c "
 import importlib.util
 print(' '.join(n for n in ('torch', 'triton', 'numpy', 'pip', 'setuptools') if importlib.util.find_spec(n) is None))")
 [ -z "$missing" ] || { say "this Python ($("$py" -V 2>&1)) lacks $missing, which the image provides; nothing installed"; exit 1; }
-mapfile -t deps < <("$py" -c "
-import tomllib
-print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))")
+# pyproject's dependencies less those the Python has in a version that satisfies them (torch, triton, pytest...):
+# pip is never asked about those, nor about what they need
+mapfile -t deps < <("$py" - <<'EOF'
+import importlib.metadata as metadata, tomllib
+try:
+    from packaging.requirements import Requirement
+except ImportError:
+    from pip._vendor.packaging.requirements import Requirement
+for spec in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]:
+    requirement = Requirement(spec)
+    try:
+        if requirement.specifier.contains(metadata.version(requirement.name), prereleases=True):
+            continue
+    except metadata.PackageNotFoundError:
+        pass
+    print(spec)
+EOF
+)
 
 pip=("$py" -m pip install -q --no-compile --no-cache-dir)
 if [ -n "${WHEELS:-}" ]; then
@@ -26,7 +41,7 @@ if [ -n "${WHEELS:-}" ]; then
     export PIP_CONFIG_FILE=/dev/null  # no configured index or find-links: the image and WHEELS only
     unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_CONSTRAINT
 fi
-if ! "${pip[@]}" "${deps[@]}" >>"$log" 2>&1; then
+if [ "${#deps[@]}" -gt 0 ] && ! "${pip[@]}" "${deps[@]}" >>"$log" 2>&1; then
     wanted=$("${pip[@]}" "${deps[@]}" 2>&1 | sed -n 's/.*satisfies the requirement \([^ ]*\).*/\1/p' | head -1)
     say "cannot install teeth's dependencies${WHEELS:+ from $WHEELS}: ${wanted:+missing $wanted; }see $log"
     exit 1

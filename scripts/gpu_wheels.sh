@@ -15,18 +15,19 @@ platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --p
            --platform manylinux2014_x86_64 --platform manylinux1_x86_64)
 normalise() { tr 'A-Z_.' 'a-z--'; }  # PEP 503: a project's name as the image list and wheel names compare
 
-# pyproject's dependencies whose project the image lacks (torch, pytest, click... are there)
-mapfile -t wanted < <(python3 - "$image" <<'EOF'
+rm -rf "$dir" && mkdir -p "$dir"
+# pyproject's dependencies whose project the image lacks (torch, pytest, click... are there: their names go to
+# image.txt, with those of the image's projects that the wanted ones need, below)
+mapfile -t wanted < <(python3 - "$image" "$dir/image.txt" <<'EOF'
 import re, sys, tomllib
 image = {re.sub(r"[-_.]+", "-", line.strip().lower()) for line in open(sys.argv[1]) if line.strip()[:1] not in ("", "#")}
-for spec in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]:
-    name = re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", spec).group().lower())
-    if name not in image:
-        print(spec)
+with open(sys.argv[2], "w") as provided:
+    for spec in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]:
+        name = re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", spec).group().lower())
+        print(name, file=provided) if name in image else print(spec)
 EOF
 )
 [ "${#wanted[@]}" -gt 0 ] || { echo "gpu_wheels: the image has every dependency; nothing to download"; exit 0; }
-rm -rf "$dir" && mkdir -p "$dir"
 if ! python3 -m pip download -q --dest "$dir" --only-binary=:all: --python-version 3.12 --implementation cp \
         "${platforms[@]}" "${wanted[@]}" >"$dir.log" 2>&1; then
     echo "gpu_wheels: pip download failed: $(grep -m1 -E '^ERROR' "$dir.log" || tail -1 "$dir.log") (log: $dir.log)"
@@ -34,10 +35,10 @@ if ! python3 -m pip download -q --dest "$dir" --only-binary=:all: --python-versi
 fi
 rm -f "$dir.log"
 # what the image has already (pytest, click, typing-extensions...) stays behind: one version of each, the image's;
-# their names go to image.txt (what a rehearsal installs from the index, standing in for the image)
+# their names go to image.txt (what scripts/gpu_rehearsal.sh installs from the index, standing in for the image)
 for wheel in "$dir"/*.whl; do
     name=$(basename "$wheel" | cut -d- -f1 | normalise)
-    if grep -qx -- "$name" <(grep -v '^#' "$image" | normalise); then rm -f "$wheel"; echo "$name" >>"$dir/image.txt"; fi
+    if grep -qx -- "$name" <(grep -v '^#' "$image" | normalise); then rm -f "$wheel"; grep -qx "$name" "$dir/image.txt" || echo "$name" >>"$dir/image.txt"; fi
 done
 wheels_kib=$(du -sk "$dir" | cut -f1)
 tree_kib=$(git ls-files -co --exclude-standard -z | du -ck --files0-from=- 2>/dev/null | tail -1 | cut -f1)
