@@ -8,7 +8,7 @@
 # 3. `teeth invariance` on cuda_bf16 and triton_cuda_bf16 (at most INVARIANCE_LIMIT seconds, default 90);
 # 4. `teeth run --target kernels` on both CUDA profiles, on a slice (OPS, default rmsnorm linear attention), through
 #    the cold path (a CUDA profile's own), for what is left of BUDGET seconds (default 400) after the rest;
-# 5. writes figures.txt (kill rate op x profile, seconds per mutant, CUDA init and compile seconds), the database
+# 5. writes figures.txt (scripts/gpu_figures.py: kill rate op x profile, seconds per mutant, CUDA init and compile seconds), the database
 #    and the logs to OUT_DIR.
 # Without an NVIDIA GPU it says so in one line and exits 0.
 set -uo pipefail
@@ -70,6 +70,7 @@ ops=()
 for op in ${OPS:-rmsnorm linear attention}; do ops+=(--op "$op"); done
 started=$(date +%s.%N)
 limit=$(($(left) - 20))  # the figures' time kept back
+[ "$limit" -ge 30 ] || { say "no time left for teeth run within BUDGET=$budget s (${limit} s)"; limit=1; }
 timeout "$limit" "$py" -m teeth.cli run --target kernels --profile cuda_bf16 \
     --profile triton_cuda_bf16 "${ops[@]}" --no-cache --db "$db" >"$out/run.txt" 2>>"$log"
 code=$?
@@ -77,26 +78,6 @@ wall=$("$py" -c "import time; print(round(time.time() - $started, 1))")
 say "teeth run exit $code in ${wall} s (124: cut at ${limit} s, what BUDGET left; the outcomes so far are in $db)"
 
 # 5. figures
-"$py" - "$db" "$wall" >"$out/figures.txt" 2>>"$log" <<'EOF'
-import json, sqlite3, sys
-db, wall = sys.argv[1], float(sys.argv[2])
-conn = sqlite3.connect(db)
-print(f"wall {wall:.1f} s")
-print("op x profile: killed timeout survived no_coverage error skipped -> kill rate")
-for op, profile, k, t, s, n, e, sk in conn.execute(
-        """select m.op, o.profile, sum(o.status='killed'), sum(o.status='timeout'), sum(o.status='survived'),
-                  sum(o.status='no_coverage'), sum(o.status='error'), sum(o.status='skipped')
-           from outcomes o join mutants m on m.id = o.mutant_id group by 1, 2 order by 1, 2"""):
-    counted = k + t + s + n
-    print(f"{op:24} {profile:18} {k:4} {t:3} {s:4} {n:3} {e:3} {sk:4} -> "
-          f"{(k + t) / counted:.0%}" if counted else f"{op:24} {profile:18} nothing counted")
-for profile, count, mean in conn.execute(
-        """select profile, count(*), avg(duration) from outcomes
-           where status in ('killed', 'survived', 'timeout', 'error') group by 1"""):
-    print(f"{profile}: {count} mutants run, {mean:.2f} s per mutant (forked child)")
-for timings, protection in conn.execute("select timings, protection from runs"):
-    print("stages:", timings)
-    print("isolation:", protection)
-EOF
+"$py" scripts/gpu_figures.py "$db" "$wall" >"$out/figures.txt" 2>>"$log"
 cat "$out/figures.txt" | tee -a "$log"
 exit 0
