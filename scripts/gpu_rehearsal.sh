@@ -9,7 +9,7 @@
 # (b) the triton versions: a venv beside this Python's torch and packages, with triton 3.6.0 in front, runs the
 #     interpreter shim's tests, `teeth invariance --profile triton_interpret_fp32` (every cell green) and
 #     `teeth run --target kernels --op rmsnorm --profile triton_interpret_fp32`; each mutant's status must equal
-#     the one this Python's own triton gives.
+#     the one this Python's own triton gives; scripts/gpu_figures.py reads that run's database.
 # Prints one line per step; exits 1 at the first that fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ fail() { say "$*"; exit 1; }
 
 # (a) the lent image, stood in for by a Python 3.12 venv
 bash scripts/gpu_wheels.sh >"$work/wheels.txt" || fail "$(tail -1 "$work/wheels.txt")"
-say "(a) $(head -1 "$work/wheels.txt" | sed 's/^gpu_wheels: //')"
+say "(a) $(head -1 "$work/wheels.txt" | sed 's/^gpu_wheels: //; s/:$//')"
 image="$work/image312"
 rm -rf "$image" && "$py312" -m venv "$image" || fail "no Python 3.12 venv from $py312"
 mapfile -t provided < <(grep -vxE 'torch|triton' gpu_wheels/image.txt)
@@ -78,3 +78,6 @@ done
 diff "$work/statuses-${versions[0]}.txt" "$work/statuses-${versions[1]}.txt" >"$work/statuses.diff" \
     || fail "(b) the statuses differ between triton ${versions[0]} and ${versions[1]}: $(wc -l <"$work/statuses.diff") lines in $work/statuses.diff"
 say "(b) every mutant's status is the same under triton ${versions[0]} and ${versions[1]}"
+"$py" scripts/gpu_figures.py "$work/rmsnorm-${versions[1]}.db" 0 >"$work/figures.txt" 2>&1 \
+    && grep -q "^rmsnorm .* -> " "$work/figures.txt" || fail "(b) gpu_figures.py cannot read a run's database: $(tail -1 "$work/figures.txt")"
+say "(b) gpu_figures.py reads a run's database: $(grep -m1 "^rmsnorm" "$work/figures.txt" | tr -s ' ')"
