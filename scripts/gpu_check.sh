@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# The CUDA profiles on a machine with an NVIDIA GPU, in one call (docs/cuda.md):
-#   bash scripts/gpu_check.sh [OUT_DIR]        (default: $OUT, else ./gpu_check_out)
-# 1. installs what it needs: CUDA torch + triton (the default PyPI torch wheel is a CUDA build; WHEELS=DIR installs
-#    from a folder of wheels instead, for a machine without network), and teeth without its dependencies;
+# The CUDA profiles on a machine with an NVIDIA GPU, in one call of at most 8 minutes (docs/cuda.md):
+#   WHEELS=gpu_wheels bash scripts/gpu_check.sh [OUT_DIR]     (default: $OUT, else ./gpu_check_out)
+# 1. installs teeth into the machine's Python (scripts/gpu_install.sh): its torch and triton as they are, the
+#    dependencies it lacks from WHEELS (made here by scripts/gpu_wheels.sh; --no-index: no network), teeth itself
+#    with --no-deps; without WHEELS from the package index; fails in one line naming what is missing;
 # 2. measures CUDA context creation and one triton compile (what the cold path pays per mutant);
-# 3. `teeth invariance` on cuda_bf16 and triton_cuda_bf16;
-# 4. `teeth run --target kernels` on both CUDA profiles, on a slice that fits (OPS, default rmsnorm linear
-#    attention; TIME_LIMIT seconds, default 420), through the cold path (a CUDA profile's own);
-# 5. writes figures.txt (kill rate op x profile, seconds per mutant, CUDA init and compile seconds), the database
+# 3. `teeth invariance` on cuda_bf16 and triton_cuda_bf16 (at most INVARIANCE_LIMIT seconds, default 90);
+# 4. `teeth run --target kernels` on both CUDA profiles, on a slice (OPS, default rmsnorm linear attention), through
+#    the cold path (a CUDA profile's own), for what is left of BUDGET seconds (default 400) after the rest;
+# 5. writes figures.txt (scripts/gpu_figures.py: kill rate op x profile, seconds per mutant, CUDA init and compile seconds), the database
 #    and the logs to OUT_DIR.
 # Without an NVIDIA GPU it says so in one line and exits 0.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+started_at=$(date +%s)
+budget="${BUDGET:-400}"
+left() { echo $((started_at + budget - $(date +%s))); }
 out="${1:-${OUT:-gpu_check_out}}"
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q "^GPU"; then
     echo "gpu_check: no NVIDIA GPU on this machine (nvidia-smi lists none); nothing run"
@@ -20,24 +24,18 @@ fi
 mkdir -p "$out"
 log="$out/gpu_check.log"
 export PYTHONUNBUFFERED=1 RAY_AUTH_MODE=disabled
+py="${PYTHON:-python3}"
 say() { echo "gpu_check: $*" | tee -a "$log"; }
 say "$(nvidia-smi -L | head -1)"
 
-if ! python -c "import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
-    if [ -n "${WHEELS:-}" ]; then
-        python -m pip install -q --no-index --find-links "$WHEELS" torch triton numpy >>"$log" 2>&1
-    else
-        python -m pip install -q "torch==2.13.0" numpy >>"$log" 2>&1
-    fi
-fi
-python -m pip install -q --no-deps -e . >>"$log" 2>&1
-python -m pip install -q click rich sqlite-utils libcst coverage pytest mutmut pydantic jinja2 pygments \
-    >>"$log" 2>&1 || true
-python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" \
-    || { say "torch cannot use the GPU after installing (see $log)"; exit 1; }
+# 1. teeth and what it needs, beside the image's torch and triton
+PYTHON="$py" bash scripts/gpu_install.sh "$log" | tee -a "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
+"$py" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" \
+    || { say "the Python's torch cannot use the GPU ($("$py" -c 'import torch; print(torch.__version__)' 2>&1))"; exit 1; }
 
 # 2. what a cold-path child pays before its tests: a CUDA context, and compiling a triton kernel once
-python - >"$out/cuda_costs.json" 2>>"$log" <<'EOF'
+"$py" - >"$out/cuda_costs.json" 2>>"$log" <<'EOF'
 import json, time
 started = time.perf_counter()
 import torch
@@ -61,7 +59,7 @@ EOF
 say "costs: $(cat "$out/cuda_costs.json")"
 
 # 3. the invariance matrix on the CUDA profiles
-timeout 240 python -m teeth.cli invariance --profile cuda_bf16 --profile triton_cuda_bf16 --format json \
+timeout "${INVARIANCE_LIMIT:-90}" "$py" -m teeth.cli invariance --profile cuda_bf16 --profile triton_cuda_bf16 --format json \
     >"$out/invariance.json" 2>>"$log"
 say "invariance exit $? ($out/invariance.json)"
 
@@ -71,33 +69,15 @@ rm -f "$db"
 ops=()
 for op in ${OPS:-rmsnorm linear attention}; do ops+=(--op "$op"); done
 started=$(date +%s.%N)
-timeout "${TIME_LIMIT:-420}" python -m teeth.cli run --target kernels --profile cuda_bf16 \
+limit=$(($(left) - 20))  # the figures' time kept back
+[ "$limit" -ge 30 ] || { say "no time left for teeth run within BUDGET=$budget s (${limit} s)"; limit=1; }
+timeout "$limit" "$py" -m teeth.cli run --target kernels --profile cuda_bf16 \
     --profile triton_cuda_bf16 "${ops[@]}" --no-cache --db "$db" >"$out/run.txt" 2>>"$log"
 code=$?
-wall=$(python -c "import time; print(round(time.time() - $started, 1))")
-say "teeth run exit $code in ${wall} s (124: cut at TIME_LIMIT; the outcomes so far are in $db)"
+wall=$("$py" -c "import time; print(round(time.time() - $started, 1))")
+say "teeth run exit $code in ${wall} s (124: cut at ${limit} s, what BUDGET left; the outcomes so far are in $db)"
 
 # 5. figures
-python - "$db" "$wall" >"$out/figures.txt" 2>>"$log" <<'EOF'
-import json, sqlite3, sys
-db, wall = sys.argv[1], float(sys.argv[2])
-conn = sqlite3.connect(db)
-print(f"wall {wall:.1f} s")
-print("op x profile: killed timeout survived no_coverage error skipped -> kill rate")
-for op, profile, k, t, s, n, e, sk in conn.execute(
-        """select m.op, o.profile, sum(o.status='killed'), sum(o.status='timeout'), sum(o.status='survived'),
-                  sum(o.status='no_coverage'), sum(o.status='error'), sum(o.status='skipped')
-           from outcomes o join mutants m on m.id = o.mutant_id group by 1, 2 order by 1, 2"""):
-    counted = k + t + s + n
-    print(f"{op:24} {profile:18} {k:4} {t:3} {s:4} {n:3} {e:3} {sk:4} -> "
-          f"{(k + t) / counted:.0%}" if counted else f"{op:24} {profile:18} nothing counted")
-for profile, count, mean in conn.execute(
-        """select profile, count(*), avg(duration) from outcomes
-           where status in ('killed', 'survived', 'timeout', 'error') group by 1"""):
-    print(f"{profile}: {count} mutants run, {mean:.2f} s per mutant (forked child)")
-for timings, protection in conn.execute("select timings, protection from runs"):
-    print("stages:", timings)
-    print("isolation:", protection)
-EOF
+"$py" scripts/gpu_figures.py "$db" "$wall" >"$out/figures.txt" 2>>"$log"
 cat "$out/figures.txt" | tee -a "$log"
 exit 0

@@ -1,6 +1,8 @@
-"""The kernels suite runs every triton launch bounds-checked: an access one element past a tensor fails the test.
+"""The kernels suite runs every triton launch bounds-checked (an access one element past a tensor fails the test)
+and, interpreted, with the interpreter's gaps closed, as a teeth worker runs it (teeth.workers.interpreter).
 Its shared kit (broken_kernels.py) is importable whatever pytest import mode runs it."""
 
+import contextlib
 import os
 import sys
 
@@ -8,6 +10,7 @@ import pytest
 
 import kernels.triton_ops  # noqa: F401  (sets TRITON_INTERPRET before triton is imported)
 from teeth.invariance.bounds import bounds_checked
+from teeth.workers.interpreter import gaps_closed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -15,6 +18,6 @@ if HERE not in sys.path:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _triton_launches_are_bounds_checked():
-    with bounds_checked():
+def _triton_launches_as_a_teeth_worker_runs_them():
+    with bounds_checked(), (gaps_closed() if os.environ.get("TRITON_INTERPRET") == "1" else contextlib.nullcontext()):
         yield

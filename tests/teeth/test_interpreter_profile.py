@@ -1,4 +1,4 @@
-"""Interpreter profiles: the two interpreter gaps closed (tiny kernels), bounds checking on by default, its check
+"""Interpreter profiles: the interpreter's gaps closed (tiny kernels), bounds checking on by default, its check
 named through the interpreter's re-raise, and the profile key's rules."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import os
 
 os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported: these kernels run interpreted
 
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
@@ -14,7 +15,10 @@ import triton.language as tl  # noqa: E402
 from triton.language.extra import libdevice  # noqa: E402
 from triton.runtime import interpreter as triton_interpreter  # noqa: E402
 
+from kernels.profiles import PROFILES  # noqa: E402
+from kernels.specs import OP_SPECS  # noqa: E402
 from teeth.errors import ConfigError  # noqa: E402
+from teeth.invariance import check_gradient_invariance  # noqa: E402
 from teeth.invariance.bounds import OutOfBounds, bounds_checked  # noqa: E402
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table  # noqa: E402
 from teeth.workers.interpreter import gaps_closed  # noqa: E402
@@ -34,6 +38,13 @@ def _libdevice_math(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
     tl.store(y_ptr + cols, libdevice.tanh(x) + libdevice.pow(x, 2.0), mask=cols < n)
     tl.store(z_ptr + cols, libdevice.isnan(x / x).to(tl.float32), mask=cols < n)
+
+
+@triton.jit
+def _tiled_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    for start in range(0, n, BLOCK):  # an int argument as a Python int: the scalar's __index__
+        cols = start + tl.arange(0, BLOCK)
+        tl.store(y_ptr + cols, tl.load(x_ptr + cols, mask=cols < n), mask=cols < n)
 
 
 def _launch(kernel, *args):
@@ -62,6 +73,36 @@ def test_libdevice_functions_compute_in_the_interpreter():
     assert torch.equal(z, torch.tensor([0.0, 0.0, 1.0, 0.0, 0.0]))  # 0/0 is the only nan
 
 
+def _as_triton_3_6(patch_lang_tensor):
+    """The interpreter's tensor patching as triton 3.6 has it: `__index__` is `int(self.handle.data)`, a one-element
+    array that numpy >= 2.4 refuses to convert; installed whatever the installed triton's own is."""
+    def patch(tensor, scope):
+        patch_lang_tensor(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data))
+    return patch
+
+
+def test_an_int_kernel_argument_bounds_a_range_when_triton_converts_its_array_with_int(monkeypatch):
+    monkeypatch.setattr(triton_interpreter, "_patch_lang_tensor", _as_triton_3_6(triton_interpreter._patch_lang_tensor))
+    x = torch.arange(20, dtype=torch.float32)
+    y = torch.zeros_like(x)
+    try:
+        int(np.array([1]))
+    except TypeError:  # numpy >= 2.4: the gap, as triton 3.6 has it
+        with pytest.raises(Exception, match="0-dimensional"):
+            _launch(_tiled_copy, x, y, 20)
+    with gaps_closed():
+        _launch(_tiled_copy, x, y, 20)
+    assert torch.equal(y, x)
+
+
+def test_the_invariance_harness_runs_interpreted_kernels_with_the_gaps_closed(monkeypatch):
+    monkeypatch.setattr(triton_interpreter, "_patch_lang_tensor", _as_triton_3_6(triton_interpreter._patch_lang_tensor))
+    report = check_gradient_invariance(OP_SPECS["rmsnorm"], profile=PROFILES["triton_interpret_fp32"],
+                                       checks=["accuracy"])
+    assert report.checks["accuracy"].status == "pass", report.checks["accuracy"].message
+
+
 def test_a_libdevice_function_without_a_numpy_counterpart_says_so():
     with gaps_closed():
         with pytest.raises(NotImplementedError, match="libdevice.byte_perm"):
@@ -69,10 +110,13 @@ def test_a_libdevice_function_without_a_numpy_counterpart_says_so():
 
 
 def test_the_interpreter_is_restored_when_the_gaps_are_reopened():
-    before = (triton_interpreter._implicit_cvt, libdevice.tanh)
+    def patched():
+        return triton_interpreter._implicit_cvt, triton_interpreter._patch_lang_tensor, libdevice.tanh
+
+    before = patched()
     with gaps_closed():
-        assert (triton_interpreter._implicit_cvt, libdevice.tanh) != before
-    assert (triton_interpreter._implicit_cvt, libdevice.tanh) == before
+        assert all(now is not then for now, then in zip(patched(), before))
+    assert patched() == before
 
 
 def test_an_out_of_bounds_access_is_recorded_under_check_bounds_through_the_interpreters_reraise():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import os
 import sys
 from typing import Callable, Iterable
 
@@ -23,12 +24,18 @@ def default_configs(spec) -> InvarianceConfigs:
     return InvarianceConfigs(lengths=spec.lengths, chunk_size=spec.chunk_size)
 
 
-def _program_order(profile: InvarianceProfile, seed: int):
-    if not profile.triton:
-        return contextlib.nullcontext()
-    from .program_order import shuffled_program_order
+def _triton_launches(profile: InvarianceProfile, seed: int) -> contextlib.ExitStack:
+    """A triton profile's launches: interpreted, with the interpreter's gaps closed (as a teeth worker has them) and
+    the programs of each launch in a seeded order."""
+    stack = contextlib.ExitStack()
+    if profile.triton and os.environ.get("TRITON_INTERPRET") == "1":
+        from teeth.workers.interpreter import gaps_closed
 
-    return shuffled_program_order(seed)
+        from .program_order import shuffled_program_order
+
+        stack.enter_context(gaps_closed())
+        stack.enter_context(shuffled_program_order(seed))
+    return stack
 
 
 def _compare_all(names, actual, expected, tol_for) -> list:
@@ -70,7 +77,7 @@ def check_gradient_invariance(spec: OpSpec, configs: InvarianceConfigs | None = 
 
     def run(key, plan, seed=None):
         if key not in runs:
-            with _program_order(profile, configs.determinism_seeds[0] if seed is None else seed):
+            with _triton_launches(profile, configs.determinism_seeds[0] if seed is None else seed):
                 runs[key] = run_plan(spec, fn, logical, plan, device=profile.device, dtype=dtype)
         return runs[key]
 

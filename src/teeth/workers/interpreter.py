@@ -1,10 +1,13 @@
 """The triton CPU interpreter made fit for third-party kernels, installed by the worker of an interpreter profile.
 
-Two gaps of the interpreter (triton 3.9) stop kernels that run on a GPU: a Python float kernel argument stays a
-Python float (`eps.to(tl.float32)` raises AttributeError; on a GPU it is an fp32 scalar), and the functions of
-`triton.language.extra.libdevice` are stubs that return None (on a GPU the backend's libdevice replaces them).
-`gaps_closed()` converts float arguments to fp32 scalars and gives every libdevice function with a numpy
-counterpart an elementwise numpy implementation; the rest raise NotImplementedError naming the function.
+Gaps of the interpreter stop kernels that run on a GPU: a Python float kernel argument stays a Python float
+(`eps.to(tl.float32)` raises AttributeError; on a GPU it is an fp32 scalar); the functions of
+`triton.language.extra.libdevice` are stubs that return None (on a GPU the backend's libdevice replaces them); and
+in triton 3.6 a scalar used as a Python int (`range(0, D, BLOCK)` over an int argument) converts its one-element
+array with `int()`, which numpy >= 2.4 refuses (triton 3.9 squeezes the array first). `gaps_closed()` converts
+float arguments to fp32 scalars, gives every libdevice function with a numpy counterpart an elementwise numpy
+implementation (the rest raise NotImplementedError naming the function), and makes a scalar's `__index__` read
+its one element whatever the array's rank.
 `prepare()` is the worker's entry: the gaps closed and, with `bounds_check`, every launch bounds-checked
 (teeth.invariance.bounds), for the life of the process.
 """
@@ -60,6 +63,11 @@ def _elementwise(name: str, compute: Callable) -> Callable:
     return function
 
 
+def _scalar_index(self) -> int:
+    """A scalar tensor as a Python int (range bounds, indexing): its one element, whatever its array's rank."""
+    return int(self.handle.data.squeeze())
+
+
 def _missing(name: str) -> Callable:
     def function(*args, **kwargs):
         raise NotImplementedError(f"libdevice.{name} has no implementation in the triton interpreter")
@@ -69,12 +77,18 @@ def _missing(name: str) -> Callable:
 
 @contextlib.contextmanager
 def gaps_closed() -> Iterator[None]:
-    """Float kernel arguments as fp32 scalars, and libdevice functions that compute, while active."""
+    """Float kernel arguments as fp32 scalars, libdevice functions that compute, and scalars that index, while
+    active."""
     import triton.language as tl
     from triton.language.extra import libdevice
     from triton.runtime import interpreter
 
     original_cvt = interpreter._implicit_cvt
+    original_patch_tensor = interpreter._patch_lang_tensor  # run at each launch: tl.tensor's Python protocols
+
+    def patch_lang_tensor(tensor, scope):
+        original_patch_tensor(tensor, scope)
+        scope.set_attr(tensor, "__index__", _scalar_index)  # restored with the rest when the launch ends
 
     def implicit_cvt(arg):
         if isinstance(arg, float):  # what a GPU launch makes of it: an fp32 scalar
@@ -84,12 +98,14 @@ def gaps_closed() -> Iterator[None]:
     stubs = {name: value for name, value in vars(libdevice).items()
              if callable(value) and not name.startswith("_") and getattr(value, "__module__", "") == libdevice.__name__}
     interpreter._implicit_cvt = implicit_cvt
+    interpreter._patch_lang_tensor = patch_lang_tensor
     for name in stubs:
         setattr(libdevice, name, _elementwise(name, _NUMPY[name]) if name in _NUMPY else _missing(name))
     try:
         yield
     finally:
         interpreter._implicit_cvt = original_cvt
+        interpreter._patch_lang_tensor = original_patch_tensor
         for name, stub in stubs.items():
             setattr(libdevice, name, stub)
 
