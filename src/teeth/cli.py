@@ -123,8 +123,10 @@ def main():
               "and no_coverage mutants against the whole suite, without test selection, and report each disagreement.")
 @click.option("--full-matrix", is_flag=True, help="Each mutant runs every test that executes it (not only until one "
               "fails) and every verdict is recorded: teeth show, teeth tests. Measures every mutant (no reuse).")
+@click.option("--no-infection", is_flag=True, help="Run every mutant's tests: no infection pass decides the mutants "
+              "no test infects without running them (docs/survivors.md).")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
-        fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix):
+        fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix, no_infection):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
@@ -156,7 +158,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     store = Store(db_path(db))
     reuse = not no_cache and chosen is None and not full_matrix  # chosen mutants run against today's tests
     lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse),
-              audit=audit, full_matrix=full_matrix)
+              audit=audit, full_matrix=full_matrix, infection=not no_infection)
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "profiles": list(profile_names),
                "backend": backend, "address": address, "no_cache": no_cache, "execution": execution}
@@ -166,6 +168,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         options["shard"] = str(shard)
     if full_matrix:
         options["full_matrix"] = True
+    if no_infection:
+        options["no_infection"] = True
 
     def scope(mutants):
         return [m for m in mutants if (shard is None or shard.holds(m.id)) and (chosen is None or m.id in chosen)]

@@ -117,6 +117,19 @@ class Baseline(Scenario):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Infection(Scenario):
+    """The infection pass (teeth.infection): `tests` run once, unmutated, with every site of `files` (a path -> its
+    sites, each [mutant, swap, start, end, replacement]) instrumented to evaluate the original and the mutants."""
+
+    tests: list[str]
+    files: dict[str, list[list]]
+
+    @property
+    def ident(self) -> str:
+        return "infection"
+
+
+@dataclass(frozen=True, kw_only=True)
 class MutantScenario(Scenario):
     """One mutant under one profile: `code` swapped in for `swap` of the module at `path`; its tests, fastest
     (or likeliest killer) first."""
@@ -152,6 +165,7 @@ class Outcome:
     reused_from: int | None = None  # the run that decided it, for an outcome reused from an earlier run
     # --full-matrix: every test it ran, as [test, check or None (passed), detail]; not an `outcomes` column
     matrix: list[list] | None = None
+    why: str | None = None  # why a survivor survived (teeth.infection.WHYS); its facts are in the detail
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
@@ -176,11 +190,12 @@ class Outcome:
         return {"mutant_id": self.mutant_id, "profile": profile, "status": self.status.value,
                 "killed_by": self.killed_by, "check": self.check, "duration": self.duration,
                 "tests_run": self.tests_run, "test_seconds": self.test_seconds, "detail": self.stored_detail(),
-                "cache_key": self.cache_key, "reused_from": self.reused_from}
+                "cache_key": self.cache_key, "reused_from": self.reused_from, "why": self.why}
 
     @classmethod
     def from_row(cls, row: Mapping) -> Outcome:
         """A stored outcome (its detail as stored: a signal is already in it)."""
         return cls(row["mutant_id"], Status(row["status"]), killed_by=row["killed_by"], check=row["check"],
                    detail=row["detail"], duration=row["duration"], tests_run=row["tests_run"],
-                   test_seconds=row["test_seconds"], cache_key=row["cache_key"], reused_from=row["reused_from"])
+                   test_seconds=row["test_seconds"], cache_key=row["cache_key"], reused_from=row["reused_from"],
+                   why=row["why"] if "why" in row.keys() else None)

@@ -14,14 +14,17 @@ from collections.abc import Callable
 import pytest
 from _pytest.runner import runtestprotocol
 
-from teeth.core import MutantScenario, Outcome, Status, WorkerFailure
+from teeth.core import Infection, MutantScenario, Outcome, Status, WorkerFailure
 from teeth.coverage_map import measure
 from teeth.shadowing import shadowing
 from teeth.workers import interpreter
-from teeth.workers.apply import MutantNotApplied, clear_caches, prepare_mutant
+from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, prepare_mutant
 from teeth.workers.kernel_launches import kernel_launches
-from teeth.workers.protocol import BaselineDone, Collected, Fatal, Running, WorkerSpec, decode
+from teeth.sources import read_source
+from teeth.workers.probe import Recorder
+from teeth.workers.protocol import BaselineDone, Collected, Fatal, InfectionDone, Running, WorkerSpec, decode
 from teeth.workers.sandbox import restrict_writes
+from teeth.workers.schema import Site, build_schema
 from teeth.workers.supervisor import Channel, Supervisor, die_with_parent
 
 
@@ -147,6 +150,38 @@ class PytestRunner:
             if copy is None:
                 raise
             return prepare_mutant(copy, scenario.swap, scenario.code)
+
+    def infection(self, scenario: Infection, report: Callable[[Running], object]) -> InfectionDone:
+        """In the infection pass's child: every file's schema in place, then every test once; per mutant, what the
+        probes saw (teeth.infection)."""
+        recorder = Recorder()
+        instrumented: list[str] = []
+        keys: dict[str, str] = {}
+        for path, rows in scenario.files.items():
+            sites = [Site(*row) for row in rows]
+            schema = build_schema(path, read_source(path), sites)
+            if schema is None:
+                continue
+            keys.update(schema.keys)
+            for where in (path, self.copies.get(path)):
+                try:
+                    installed = set(install_schema(where, schema.tree, schema.swaps, recorder.probe))
+                except MutantNotApplied:
+                    continue
+                instrumented += [s.mutant for s in sites if s.mutant in schema.keys and s.swap in installed]
+                break
+        failed: dict[str, str] = {}
+        for count, nodeid in enumerate(scenario.tests, 1):
+            if nodeid not in self.items:
+                continue
+            report(Running(nodeid, count))
+            recorder.test = nodeid
+            failure = _run_item(self.items[nodeid])
+            if failure:
+                failed[nodeid] = failure["detail"]
+        recorder.test = None
+        seen = {mutant: recorder.seen[key] for mutant, key in keys.items() if key in recorder.seen}
+        return InfectionDone(seen, instrumented, failed)
 
     def mutant(self, scenario: MutantScenario, put_in_place, report: Callable[[Running], object]) -> Outcome:
         """In the mutant's child: put it in place and run its tests until one fails; `report` says which test runs

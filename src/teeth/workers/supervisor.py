@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from teeth.core import Baseline, MutantScenario, Outcome, Scenario, Status, WorkerFailure
+from teeth.core import Baseline, Infection, MutantScenario, Outcome, Scenario, Status, WorkerFailure
 from teeth.workers.apply import MutantNotApplied
 from teeth.workers.protocol import BaselineDone, Fatal, Message, Quit, Running, decode, frame, unframe
 
@@ -137,6 +137,8 @@ class Supervisor:
             # memo dict, a class attribute) dies with it, and each mutant forks from this process as collection
             # left it. Warm, this process then imports what the baseline imported (`after_baseline`).
             self.fork(message, lambda report: self.runner.baseline(message.tests, report, message.retries))
+        elif isinstance(message, Infection):
+            self.fork(message, lambda report: self.runner.infection(message, report))
         elif isinstance(message, MutantScenario):
             try:
                 put_in_place = self.runner.prepare(message)
