@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import astuple
 from pathlib import Path
 
-from teeth.core import Infection, Outcome, Status
+from teeth.core import Infection, Outcome, Status, Why
 from teeth.errors import ConfigError
 from teeth.equivalence.effects import FUNCTIONS, METHODS
 from teeth.sources import read_source
@@ -22,8 +22,6 @@ _DRAWS = {name for name in FUNCTIONS if name.startswith("rand")} | {"dropout", "
 _PURE_NODES = (ast.Name, ast.Constant, ast.Attribute, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp,
                ast.Subscript, ast.Slice, ast.Tuple, ast.Call, ast.keyword, ast.Load, ast.operator, ast.unaryop,
                ast.cmpop, ast.boolop, ast.List)
-NOT_INFECTED, NOT_PROPAGATED, NOT_CHECKED, UNMEASURED = "not_infected", "not_propagated", "not_checked", "unmeasured"
-WHYS = (NOT_INFECTED, NOT_PROPAGATED, NOT_CHECKED, UNMEASURED)
 
 
 def _dotted(expr: ast.expr) -> str | None:
@@ -138,7 +136,7 @@ def decide(scenarios: list, by_id: dict, done) -> tuple[list, list]:
             kept.append(dataclasses.replace(scenario, tests=[*infecting, *rest]))
             continue
         mutant = by_id[scenario.id]
-        decided.append((mutant, Outcome(scenario.id, Status.SURVIVED, why=NOT_INFECTED, tests_run=0,
+        decided.append((mutant, Outcome(scenario.id, Status.SURVIVED, why=Why.NOT_INFECTED, tests_run=0,
                                         detail=fact(mutant, entry, len(scenario.tests)))))
     return kept, decided
 

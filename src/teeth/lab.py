@@ -242,6 +242,10 @@ class Lab:
             finally:  # an interrupt or a failure keeps every outcome already received (and shown)
                 self._record(run_id, profile, batch, announce=False)
             clock[f"execute.{profile.name}"] = time.perf_counter() - executed
+            if self.infection:
+                started = time.perf_counter()
+                self._propagation(run_id, profile, backend, scenarios, settled, by_id)
+                clock[f"propagation.{profile.name}"] = time.perf_counter() - started
             if self.audit is not None:
                 self._audit(profile, backend, settled, coverage, history, by_id)
 
@@ -257,6 +261,27 @@ class Lab:
             self.notes.append(f"{profile.name}: the infection pass did not finish; every mutant ran its tests")
             return scenarios, []
         return infection.decide(scenarios, by_id, done)
+
+    def _propagation(self, run_id: int, profile: Profile, backend, scenarios: list[MutantScenario],
+                     settled: dict[str, Outcome], by_id: dict) -> None:
+        """Each survivor that ran its tests runs them again with its function's outputs compared with the original's
+        (teeth.workers.propagation): its why is not_propagated, not_checked or unmeasured, its detail the figures."""
+        again = [dataclasses.replace(s, compare=True, timeout=3 * s.timeout) for s in scenarios
+                 if settled[s.id].status is Status.SURVIVED and settled[s.id].why is None]
+        if not again:
+            return
+        self.progress.stage(f"{profile.name}: comparing the outputs of {len(again)} survivor(s) with the original's")
+        found = []
+        for outcome in backend.execute(again):
+            first = settled[outcome.mutant_id]
+            if outcome.status is Status.SURVIVED and outcome.why is not None:
+                why, detail = outcome.why, outcome.detail
+            else:
+                why, detail = "unmeasured", f"the run that compares outputs ended {outcome.status}" + (
+                    f": {outcome.detail}" if outcome.detail else "")
+            settled[outcome.mutant_id] = first.replace(why=why, detail=detail)
+            found.append((by_id[outcome.mutant_id], settled[outcome.mutant_id]))
+        self._record(run_id, profile, found, announce=False)
 
     def _audit(self, profile: Profile, backend, settled: dict[str, Outcome], coverage: CoverageMap,
                history: KillHistory, by_id: dict) -> None:

@@ -22,6 +22,7 @@ from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, 
 from teeth.workers.kernel_launches import kernel_launches
 from teeth.sources import read_source
 from teeth.workers.probe import Recorder
+from teeth.workers.propagation import Meter, Unmeasured, originals
 from teeth.workers.protocol import BaselineDone, Collected, Fatal, InfectionDone, Running, WorkerSpec, decode
 from teeth.workers.sandbox import restrict_writes
 from teeth.workers.schema import Site, build_schema
@@ -186,10 +187,21 @@ class PytestRunner:
     def mutant(self, scenario: MutantScenario, put_in_place, report: Callable[[Running], object]) -> Outcome:
         """In the mutant's child: put it in place and run its tests until one fails; `report` says which test runs
         now, so that a crash can name its test."""
+        functions, meter, unmeasured = None, None, None
+        if scenario.compare:
+            try:
+                functions = self._originals(scenario)
+            except Unmeasured as exc:
+                unmeasured = str(exc)
         try:
             put_in_place()
         except MutantNotApplied as exc:
             return Outcome.failed(scenario.id, WorkerFailure.NOT_APPLIED, str(exc))
+        if functions:
+            try:
+                meter = Meter(*functions)
+            except Unmeasured as exc:
+                unmeasured = str(exc)
         test_seconds = 0.0
         matrix: list[list] = []  # --full-matrix: every test's verdict; otherwise the first failure stops
         first = None
@@ -206,7 +218,20 @@ class PytestRunner:
         if first:
             return Outcome(scenario.id, Status.KILLED, killed_by=first["test"], check=first["check"],
                            detail=first["detail"], tests_run=len(matrix), test_seconds=test_seconds, matrix=full)
-        return Outcome(scenario.id, Status.SURVIVED, tests_run=len(matrix), test_seconds=test_seconds, matrix=full)
+        why, detail = meter.verdict() if meter else ("unmeasured", unmeasured) if scenario.compare else (None, None)
+        return Outcome(scenario.id, Status.SURVIVED, tests_run=len(matrix), test_seconds=test_seconds, matrix=full,
+                       why=why, detail=detail)
+
+    def _originals(self, scenario: MutantScenario) -> tuple:
+        """(the functions the mutant is swapped into, their original code), before it is."""
+        for path in (scenario.path, self.copies.get(scenario.path)):
+            try:
+                functions = originals(path, scenario.swap) if path else None
+            except MutantNotApplied:
+                continue
+            if functions:
+                return functions, functions[0].__code__
+        raise Unmeasured(f"{scenario.swap or 'module-level code'}: not found in the modules the tests imported")
 
 
 class WorkerPlugin:
