@@ -129,3 +129,24 @@ def test_the_pass_decides_no_verdict_that_running_the_mutant_would_change(projec
     assert {m for m, r in with_pass.items() if r["status"] == "killed"} == \
         {m for m, r in without.items() if r["status"] == "killed"}
     assert not any(r.get("why") for r in without.values())
+
+
+def test_an_infected_mutant_runs_the_tests_that_infected_it_first_and_one_never_reached_is_decided():
+    from teeth.core import MutantScenario
+    from teeth.infection import decide
+    from teeth.workers.protocol import InfectionDone
+
+    tests = ["t::a", "t::b", "t::c"]
+    scenarios = [MutantScenario(id=i, path="rows.py", swap="row", code="", tests=tests, timeout=5)
+                 for i in ("infected", "unreached", "other")]
+    by_id = {s.id: types.SimpleNamespace(original="x.size(0)", replacement="1") for s in scenarios}
+    done = InfectionDone({"infected": {"evaluations": 3, "tests": tests, "values": ["2"],
+                                       "infected": {"t::c": "2 became 1"}}}, ["infected", "unreached"], {})
+    kept, decided = decide(scenarios, by_id, done)
+    assert [(s.id, s.tests) for s in kept] == [("infected", ["t::c", "t::a", "t::b"]), ("other", tests)]
+    ((mutant, outcome),) = decided
+    assert (outcome.mutant_id, outcome.status, outcome.why) == ("unreached", "survived", "not_infected")
+    assert outcome.detail == "x.size(0) was never evaluated by its 3 covering tests"
+    # a test that failed instrumented counts as infecting every mutant it covers
+    kept, decided = decide(scenarios, by_id, InfectionDone({}, ["unreached"], {"t::b": "AssertionError"}))
+    assert not decided and kept[1].tests == ["t::b", "t::a", "t::c"]
