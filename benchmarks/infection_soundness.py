@@ -2,7 +2,7 @@
 (`--no-infection`), every outcome measured (`--no-cache`). Sound when the killed sets are equal and every mutant the
 pass called `not_infected` survived when it ran its tests anyway; also the time each run took.
 
-    python benchmarks/infection_soundness.py --target batcher [--target kernels] [--jobs N]
+    python benchmarks/infection_soundness.py --target batcher [--target kernels] [--profile P] [--jobs N] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(target: str, db: Path, jobs: int | None, *flags: str) -> tuple[dict, dict, float]:
     """(outcomes by (mutant, profile), the run's timings, wall seconds) of one `teeth run`."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    paths = [str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "teeth.cli", "run", "--target", target, "--no-cache", "--db", str(db),
                            *(["--jobs", str(jobs)] if jobs else []), *flags], cwd=ROOT, env=env, capture_output=True,
@@ -38,10 +39,14 @@ def run(target: str, db: Path, jobs: int | None, *flags: str) -> tuple[dict, dic
     return rows, json.loads(timings or "{}"), wall
 
 
-def measure(target: str, jobs: int | None) -> dict:
+def measure(target: str, jobs: int | None, profiles: list[str], keep: str | None) -> dict:
+    flags = [f for p in profiles for f in ("--profile", p)]
     with tempfile.TemporaryDirectory() as tmp:
-        with_pass, timings_with, wall_with = run(target, Path(tmp) / "with.db", jobs)
-        without, timings_without, wall_without = run(target, Path(tmp) / "without.db", jobs, "--no-infection")
+        where = Path(keep or tmp)
+        where.mkdir(parents=True, exist_ok=True)
+        with_pass, timings_with, wall_with = run(target, where / f"{target}-with.db", jobs, *flags)
+        without, timings_without, wall_without = run(target, where / f"{target}-without.db", jobs, *flags,
+                                                     "--no-infection")
     killed = {key for key, row in with_pass.items() if row["status"] == "killed"}
     killed_without = {key for key, row in without.items() if row["status"] == "killed"}
     decided = [key for key, row in with_pass.items() if row["why"] == "not_infected"]
@@ -49,8 +54,10 @@ def measure(target: str, jobs: int | None) -> dict:
     return {
         "target": target, "mutants": len(with_pass), "killed": len(killed), "killed_without": len(killed_without),
         "killed_sets_equal": killed == killed_without,
-        "only_with": sorted(map(list, killed - killed_without)), "only_without": sorted(map(list, killed_without - killed)),
+        "only_with": sorted(map(list, killed - killed_without)),
+        "only_without": sorted(map(list, killed_without - killed)),
         "survived": sum(row["status"] == "survived" for row in with_pass.values()),
+        "survivors_without_a_why": sum(row["status"] == "survived" and not row["why"] for row in with_pass.values()),
         "not_infected": len(decided), "not_infected_that_did_not_survive_when_run": not_surviving,
         "seconds_with": round(wall_with, 1), "seconds_without": round(wall_without, 1),
         "infection_seconds": round(sum(v for k, v in timings_with.items() if k.startswith("infection.")), 2),
@@ -63,10 +70,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", action="append", required=True)
     parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--profile", action="append", default=[], help="only these profiles (default: all)")
+    parser.add_argument("--keep", default=None, help="keep the two databases in this folder")
     args = parser.parse_args()
     failed = False
     for target in args.target:
-        figures = measure(target, args.jobs)
+        figures = measure(target, args.jobs, args.profile, args.keep)
         print(json.dumps(figures))
         failed |= not figures["killed_sets_equal"] or bool(figures["not_infected_that_did_not_survive_when_run"])
     sys.exit(1 if failed else 0)

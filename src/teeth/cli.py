@@ -123,8 +123,9 @@ def main():
               "and no_coverage mutants against the whole suite, without test selection, and report each disagreement.")
 @click.option("--full-matrix", is_flag=True, help="Each mutant runs every test that executes it (not only until one "
               "fails) and every verdict is recorded: teeth show, teeth tests. Measures every mutant (no reuse).")
-@click.option("--no-infection", is_flag=True, help="Run every mutant's tests: no infection pass decides the mutants "
-              "no test infects without running them (docs/survivors.md).")
+@click.option("--no-infection", is_flag=True, help="Run every mutant's tests, without the infection pass that "
+              "decides the mutants no test infects and without comparing survivors' outputs: no survivor gets a why "
+              "(docs/survivors.md).")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
         fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix, no_infection):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""

@@ -13,7 +13,7 @@ from teeth.core import Infection, Outcome, Status, Why
 from teeth.errors import ConfigError
 from teeth.equivalence.effects import FUNCTIONS, METHODS
 from teeth.sources import read_source
-from teeth.workers.schema import Site, build_schema, expression
+from teeth.workers.schema import Expressions, Site, build_schema, expression
 
 _FUNCTION_MODULES = ("torch", "F", "torch.nn.functional", "nn.functional")
 # Rows of the effects table whose call does something the table does not model: draws from the random generator
@@ -63,15 +63,27 @@ def pure(expr: ast.AST) -> bool:
     return True
 
 
-def site_of(source: str, mutant) -> Site | None:
-    """The mutant as a site of the schema, or None: not inside a function, skipped, or its replacement not pure."""
+def site_of(source: str, expressions: Expressions | None, mutant) -> Site | None:
+    """The mutant as a site of the schema, or None: not inside a function, skipped, or its replacement not pure. A
+    mutant of part of an expression (an operator, a comparison's right side) is a site of the smallest expression
+    that holds it, with that expression's mutated text as its replacement."""
     if not mutant.swap or mutant.skip:
         return None
-    replacement = expression(mutant.replacement)
+    span = _span(source, mutant)
+    if span is None:
+        return None
+    start, end = span
+    text = mutant.replacement
+    if expressions is not None and not expressions.is_node(start, end):
+        held = expressions.enclosing(start, end)
+        if held is None:
+            return None
+        text = source[held[0]:start] + mutant.replacement + source[end:held[1]]
+        start, end = held
+    replacement = expression(text)
     if replacement is None or not pure(replacement):
         return None
-    span = _span(source, mutant)
-    return Site(mutant.id, mutant.swap, *span, mutant.replacement) if span else None
+    return Site(mutant.id, mutant.swap, start, end, text)
 
 
 def _span(source: str, mutant) -> tuple[int, int] | None:
@@ -91,35 +103,41 @@ def _span(source: str, mutant) -> tuple[int, int] | None:
     return None
 
 
-def plan(scenarios: list, by_id: dict, timeout: float) -> Infection | None:
+def plan(scenarios: list, by_id: dict, timeout: float) -> tuple[Infection | None, dict[str, tuple[str, str]]]:
     """The pass for these scheduled mutants: the sites of those it can evaluate, and the tests that cover them (in
-    the order of the first scenario that names each); None when no mutant qualifies."""
+    the order of the first scenario that names each), or None when no mutant qualifies; and per mutant the
+    expression its site evaluates, original and mutated."""
     files: dict[str, list] = defaultdict(list)
     tests: dict[str, None] = {}
-    sources: dict[str, str | None] = {}
+    sources: dict[str, tuple | None] = {}
     for scenario in scenarios:
         mutant = by_id[scenario.id]
         if mutant.path not in sources:
             try:
-                sources[mutant.path] = read_source(Path(mutant.path))
-            except (OSError, ConfigError):
+                text = read_source(Path(mutant.path))
+                sources[mutant.path] = (text, Expressions(text))
+            except (OSError, ConfigError, SyntaxError, ValueError):
                 sources[mutant.path] = None
-        source = sources[mutant.path]
-        site = site_of(source, mutant) if source is not None else None
+        found = sources[mutant.path]
+        site = site_of(*found, mutant) if found is not None else None
         if site is None:
             continue
         files[mutant.path].append(site)
         tests.update(dict.fromkeys(scenario.tests))
+    texts = {}
     for path, sites in list(files.items()):  # only the sites whose original is pure too
-        schema = build_schema(path, sources[path], sites, pure)
-        files[path] = [list(astuple(site)) for site in sites if schema is not None and site.mutant in schema.keys]
+        source = sources[path][0]
+        schema = build_schema(path, source, sites, pure)
+        kept = [site for site in sites if schema is not None and site.mutant in schema.keys]
+        files[path] = [list(astuple(site)) for site in kept]
+        texts.update({site.mutant: (source[site.start:site.end], site.replacement) for site in kept})
     files = {path: sites for path, sites in files.items() if sites}
     if not files:
-        return None
-    return Infection(tests=list(tests), files=dict(files), timeout=timeout)
+        return None, {}
+    return Infection(tests=list(tests), files=dict(files), timeout=timeout), texts
 
 
-def decide(scenarios: list, by_id: dict, done) -> tuple[list, list]:
+def decide(scenarios: list, by_id: dict, done, texts: dict | None = None) -> tuple[list, list]:
     """What the pass's `done` (an InfectionDone) decides: a mutant it put in place that no covering test infected
     survives without running, why `not_infected`; one that was infected runs the tests that infected it first.
     Returns the scenarios left to run and the (mutant, outcome) pairs decided."""
@@ -136,17 +154,18 @@ def decide(scenarios: list, by_id: dict, done) -> tuple[list, list]:
             kept.append(dataclasses.replace(scenario, tests=[*infecting, *rest]))
             continue
         mutant = by_id[scenario.id]
+        original, replacement = (texts or {}).get(scenario.id, (mutant.original, mutant.replacement))
         decided.append((mutant, Outcome(scenario.id, Status.SURVIVED, why=Why.NOT_INFECTED, tests_run=0,
-                                        detail=fact(mutant, entry, len(scenario.tests)))))
+                                        detail=fact(original, replacement, entry, len(scenario.tests)))))
     return kept, decided
 
 
-def fact(mutant, entry: dict, covering: int) -> str:
-    """What the pass saw of a mutant no test infected, in one line."""
-    original = " ".join(mutant.original.split())
+def fact(original: str, replacement: str, entry: dict, covering: int) -> str:
+    """What the pass saw of a mutant no test infected (its site's expression, original and mutated), in one line."""
+    original = " ".join(original.split())
     if not entry["evaluations"]:
         return f"{original} was never evaluated by its {covering} covering test{'s' * (covering != 1)}"
     values = " or ".join(entry["values"]) or "the same"
     evaluations, tests = entry["evaluations"], len(entry["tests"])
     return (f"{original} was {values} in all {evaluations} evaluation{'s' * (evaluations != 1)}, {tests} "
-            f"test{'s' * (tests != 1)}; {' '.join(mutant.replacement.split())} gave the same every time")
+            f"test{'s' * (tests != 1)}; {' '.join(replacement.split())} gave the same every time")

@@ -251,7 +251,7 @@ class Lab:
 
     def _infect(self, backend, profile: Profile, scenarios: list[MutantScenario], by_id: dict) -> tuple[list, list]:
         """The infection pass over the scheduled mutants it can evaluate: those no test infects are decided here."""
-        pass_ = infection.plan(scenarios, by_id, self.target.baseline_timeout)
+        pass_, texts = infection.plan(scenarios, by_id, self.target.baseline_timeout)
         if pass_ is None:
             return scenarios, []
         self.progress.stage(f"{profile.name}: infection pass ({sum(map(len, pass_.files.values()))} mutants, "
@@ -260,7 +260,7 @@ class Lab:
         if done is None:
             self.notes.append(f"{profile.name}: the infection pass did not finish; every mutant ran its tests")
             return scenarios, []
-        return infection.decide(scenarios, by_id, done)
+        return infection.decide(scenarios, by_id, done, texts)
 
     def _propagation(self, run_id: int, profile: Profile, backend, scenarios: list[MutantScenario],
                      settled: dict[str, Outcome], by_id: dict) -> None:

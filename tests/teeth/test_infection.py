@@ -9,7 +9,7 @@ import torch
 
 from teeth.infection import pure, site_of
 from teeth.workers.probe import PROBE, Recorder, same
-from teeth.workers.schema import build_schema, expression
+from teeth.workers.schema import Expressions, build_schema, expression
 from tests.helpers.cli import results_of
 
 
@@ -74,7 +74,7 @@ def _mutant(ident, original, replacement, occurrence=0):
 def test_the_schema_evaluates_every_mutant_and_returns_the_original():
     mutants = [_mutant("offset", "batch.storage_offset()", "0"), _mutant("stride", "batch.stride(0)", "1"),
                _mutant("write", "batch.add_(0)", "batch"), _mutant("size", "1", "2", occurrence=1)]
-    sites = [site for m in mutants if (site := site_of(SOURCE, m))]
+    sites = [site for m in mutants if (site := site_of(SOURCE, Expressions(SOURCE), m))]
     schema = build_schema("rows.py", SOURCE, sites, pure)
     assert set(schema.keys) == {"offset", "stride", "size"}  # a write is never evaluated twice
     recorder = Recorder()
@@ -91,11 +91,33 @@ def test_the_schema_evaluates_every_mutant_and_returns_the_original():
     assert seen["size"]["evaluations"] == 2 and seen["size"]["infected"].keys() == {"t::second_row", "t::view"}
 
 
+def test_a_mutant_of_part_of_an_expression_is_a_site_of_the_expression_that_holds_it():
+    source = "def empty(count):\n    return count <= 0\n"
+    mutant = types.SimpleNamespace(id="m", swap="empty", skip=None, line=2, end_line=2, original=" <= 0",
+                                   replacement=" < 0", code=source.replace(" <= 0", " < 0"))
+    site = site_of(source, Expressions(source), mutant)
+    assert (source[site.start:site.end], site.replacement) == ("count <= 0", "count < 0")
+
+
+def test_the_sites_of_two_files_of_one_pass_have_distinct_keys():
+    mutant = _mutant("offset", "batch.storage_offset()", "0")
+    sites = [site_of(SOURCE, Expressions(SOURCE), mutant)]
+    first, second = (build_schema(path, SOURCE, sites, prefix=prefix) for path, prefix in (("a.py", "0."),
+                                                                                            ("b.py", "1.")))
+    assert first.keys["offset"] != second.keys["offset"]
+    recorder = Recorder()
+    for schema in (first, second):
+        namespace = {PROBE: recorder.probe}
+        exec(compile(schema.tree, schema.path, "exec"), namespace)
+        namespace["row"](torch.arange(6.0).view(2, 3), 0)
+    assert len(recorder.seen) == 2 and all(entry["evaluations"] == 1 for entry in recorder.seen.values())
+
+
 def test_a_class_body_and_an_assignment_target_are_no_sites():
     mutants = [_mutant("class", "width * 2", "width * 3"), _mutant("target", "offset", "index")]
     for mutant in mutants:
         mutant.swap = "Rows" if mutant.id == "class" else "row"
-    sites = [site for m in mutants if (site := site_of(SOURCE, m))]
+    sites = [site for m in mutants if (site := site_of(SOURCE, Expressions(SOURCE), m))]
     assert build_schema("rows.py", SOURCE, sites, pure) is None
 
 

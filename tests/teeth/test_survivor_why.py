@@ -35,4 +35,5 @@ def test_every_output_says_why_a_survivor_survived(project, teeth, tmp_path):
     page = (out / "index.html").read_text()
     grouped = page.index('id="survived-not_infected"')
     assert offset["mutant"] in page[grouped:page.index("<h2", grouped + 1)]
-    assert page.index('id="survived"') > grouped  # the survivors without a why, after those with one
+    assert grouped < page.index('id="survived-not_checked"')  # in the order of reach, infect, propagate, check
+    assert 'id="survived"' not in page  # every survivor carries a why

@@ -78,7 +78,7 @@ class Recorder:
         self.busy = False  # evaluating mutated expressions: probes they reach (a property) only pass through
         self.seen: dict[str, dict] = {}
 
-    def probe(self, site: int, original, *mutants):
+    def probe(self, site: str, original, *mutants):
         if self.busy:
             return original()
         try:

@@ -126,11 +126,12 @@ class Meter:
             return "not_propagated", (f"{self.name}'s outputs equalled the original's in all {self.calls} "
                                       f"call{'s' * (self.calls != 1)}: the difference was masked")
         abs_diff, rel_diff = self.worst
-        tolerance = "" if math.isinf(abs_diff) else \
-            f"; an assertion with atol below {abs_diff:.3g} (rtol below {rel_diff:.3g}) would have killed it"
+        measure = ("not numbers alike (another kind, shape, or an exception): any check of it would have killed it"
+                   if math.isinf(abs_diff) else
+                   f"max abs difference {abs_diff:.3g}, max rel {rel_diff:.3g}; an assertion with atol below "
+                   f"{abs_diff:.3g} (rtol below {rel_diff:.3g}) would have killed it")
         return "not_checked", (f"{self.name}'s outputs differed in {self.differing} of {self.calls} call"
-                               f"{'s' * (self.calls != 1)}, first in {self.first}: max abs difference "
-                               f"{abs_diff:.3g}, max rel {rel_diff:.3g}{tolerance}")
+                               f"{'s' * (self.calls != 1)}, first in {self.first}: {measure}")
 
 
 def _tensors(value) -> list:

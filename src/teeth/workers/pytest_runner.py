@@ -158,9 +158,9 @@ class PytestRunner:
         recorder = Recorder()
         instrumented: list[str] = []
         keys: dict[str, str] = {}
-        for path, rows in scenario.files.items():
+        for number, (path, rows) in enumerate(scenario.files.items()):
             sites = [Site(*row) for row in rows]
-            schema = build_schema(path, read_source(path), sites)
+            schema = build_schema(path, read_source(path), sites, prefix=f"{number}.")
             if schema is None:
                 continue
             keys.update(schema.keys)

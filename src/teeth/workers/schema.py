@@ -31,7 +31,8 @@ class Site:
 
 @dataclass
 class Schema:
-    """One file instrumented: its tree (compiled by the worker), the functions to swap, each mutant's key."""
+    """One file instrumented: its tree (compiled by the worker), the functions to swap, each mutant's key (the
+    number of its site and its place among the site's mutants)."""
 
     path: str
     tree: ast.Module
@@ -87,10 +88,39 @@ def _node_at(sites: _Sites, source: str, lines: list[str], start: int, end: int)
     return None
 
 
-def build_schema(path: str, source: str, sites: list[Site], pure: Callable[[ast.expr], bool] | None = None
-                 ) -> Schema | None:
+class Expressions:
+    """The expression nodes of one source that lie inside functions, by their character spans."""
+
+    def __init__(self, source: str):
+        self.source, self.lines = source, source.splitlines(True)
+        self.sites = _Sites()
+        self.sites.visit(ast.parse(source))
+        starts, total = [], 0
+        for line in self.lines:
+            starts.append(total)
+            total += len(line)
+
+        def offset(line: int, column: int) -> int:
+            text = self.lines[line - 1] if line - 1 < len(self.lines) else ""
+            return (starts[line - 1] if line - 1 < len(starts) else total) + len(
+                text.encode()[:column].decode(errors="ignore"))
+
+        self.spans = [(offset(a, b), offset(c, d)) for a, b, c, d in self.sites.nodes]
+
+    def is_node(self, start: int, end: int) -> bool:
+        return _node_at(self.sites, self.source, self.lines, start, end) is not None
+
+    def enclosing(self, start: int, end: int) -> tuple[int, int] | None:
+        """The span of the smallest expression that holds [start, end) (an operator, a comparison's right side)."""
+        holding = [(e - s, s, e) for s, e in self.spans if s <= start and e >= end]
+        return min(holding)[1:] if holding else None
+
+
+def build_schema(path: str, source: str, sites: list[Site], pure: Callable[[ast.expr], bool] | None = None,
+                 prefix: str = "") -> Schema | None:
     """The instrumented tree of `source` for `sites` (those whose original is `pure` too, when given: the lab
-    passes the effects table's judgement and sends the worker only the sites kept); None when none is left."""
+    passes the effects table's judgement and sends the worker only the sites kept); None when none is left. Each
+    site's number starts with `prefix`: the files of one pass need distinct prefixes."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -113,7 +143,7 @@ def build_schema(path: str, source: str, sites: list[Site], pure: Callable[[ast.
         swaps.add(site.swap)
     if not by_node:
         return None
-    numbers = {ident: number for number, ident in enumerate(by_node)}
+    numbers = {ident: f"{prefix}{number}" for number, ident in enumerate(by_node)}
     keys = {site.mutant: f"{numbers[ident]}:{index}"
             for ident, pairs in by_node.items() for index, (site, _) in enumerate(pairs)}
 
