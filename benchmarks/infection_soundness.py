@@ -2,7 +2,8 @@
 (`--no-infection`), every outcome measured (`--no-cache`). Sound when the killed sets are equal and every mutant the
 pass called `not_infected` survived when it ran its tests anyway; also the time each run took.
 
-    python benchmarks/infection_soundness.py --target batcher [--target kernels] [--profile P] [--jobs N] [--keep DIR]
+    python benchmarks/infection_soundness.py --target batcher [--target kernels] [--profile P] [--op OP] [--jobs N]
+        [--keep DIR]
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def run(target: str, db: Path, jobs: int | None, *flags: str) -> tuple[dict, dic
     return rows, json.loads(timings or "{}"), wall
 
 
-def measure(target: str, jobs: int | None, profiles: list[str], keep: str | None) -> dict:
-    flags = [f for p in profiles for f in ("--profile", p)]
+def measure(target: str, jobs: int | None, profiles: list[str], keep: str | None, ops: list[str] = ()) -> dict:
+    flags = [f for p in profiles for f in ("--profile", p)] + [f for op in ops for f in ("--op", op)]
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(keep or tmp)
         where.mkdir(parents=True, exist_ok=True)
@@ -72,10 +73,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--profile", action="append", default=[], help="only these profiles (default: all)")
     parser.add_argument("--keep", default=None, help="keep the two databases in this folder")
+    parser.add_argument("--op", action="append", default=[], help="only these ops (default: all)")
     args = parser.parse_args()
     failed = False
     for target in args.target:
-        figures = measure(target, args.jobs, args.profile, args.keep)
+        figures = measure(target, args.jobs, args.profile, args.keep, args.op)
         print(json.dumps(figures))
         failed |= not figures["killed_sets_equal"] or bool(figures["not_infected_that_did_not_survive_when_run"])
     sys.exit(1 if failed else 0)

@@ -30,6 +30,9 @@ def originals(path: str, swap: str) -> list:
     found = [f for f in _functions(module, module.__name__, set()) if f.__code__.co_qualname == swap]
     if not found or len({f.__code__ for f in found}) != 1:
         raise Unmeasured(f"{swap} has no single definition to compare with")
+    kernels = {id(getattr(value, "fn", None)) for value in vars(module).values() if hasattr(value, "fn")}
+    if any(id(f) in kernels for f in found):
+        raise Unmeasured(f"{swap} is a kernel: a launch runs it from its source, not through its code object")
     return found
 
 
