@@ -202,7 +202,8 @@ class Supervisor:
         ident = child.scenario.ident
         if child.timed_out:
             return Outcome(ident, Status.TIMEOUT, duration=duration, detail=f"no result after {duration:.1f}s"
-                           + (f" (running {running.test})" if running else ""))
+                           + (f" (running {running.test})" if running else "")
+                           + f"; its budget was {child.scenario.timeout:.1f} s")
         if isinstance(result, Outcome):
             return result.replace(duration=duration)
         if result is not None:
