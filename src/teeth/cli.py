@@ -20,7 +20,7 @@ from teeth import DISTRIBUTION
 from teeth.cli_options import (DB_HELP, config_option, configured, db_option, describe_run, format_option,
                                resolve_run, root_option, run_option, run_options, source_root)
 from teeth.config import load_config
-from teeth.core import STATUSES, Status, kill_rate
+from teeth.core import STATUSES, Status, Why, kill_rate
 from teeth.errors import EXIT_INTERRUPTED, EXIT_STORE_FULL, EXIT_USAGE, TeethError
 from teeth.operators import all_operators, bug_class, select_operators
 from teeth.report.progress import RichProgress
@@ -123,8 +123,11 @@ def main():
               "and no_coverage mutants against the whole suite, without test selection, and report each disagreement.")
 @click.option("--full-matrix", is_flag=True, help="Each mutant runs every test that executes it (not only until one "
               "fails) and every verdict is recorded: teeth show, teeth tests. Measures every mutant (no reuse).")
+@click.option("--no-infection", is_flag=True, help="Run every mutant's tests, without the infection pass that "
+              "decides the mutants no test infects and without comparing survivors' outputs: no survivor gets a why "
+              "(docs/survivors.md).")
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
-        fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix):
+        fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix, no_infection):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
@@ -156,7 +159,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     store = Store(db_path(db))
     reuse = not no_cache and chosen is None and not full_matrix  # chosen mutants run against today's tests
     lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse),
-              audit=audit, full_matrix=full_matrix)
+              audit=audit, full_matrix=full_matrix, infection=not no_infection)
     jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
     options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "profiles": list(profile_names),
                "backend": backend, "address": address, "no_cache": no_cache, "execution": execution}
@@ -166,6 +169,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         options["shard"] = str(shard)
     if full_matrix:
         options["full_matrix"] = True
+    if no_infection:
+        options["no_infection"] = True
 
     def scope(mutants):
         return [m for m in mutants if (shard is None or shard.holds(m.id)) and (chosen is None or m.id in chosen)]
@@ -432,9 +437,13 @@ def show(mutant_id, db, fmt, run_ref):
     for o in outcomes:
         by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
         detail = f" - {o['detail']}" if o["detail"] else ""
-        console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{by}{detail}"))
+        why = f" ({o['why']})" if o.get("why") else ""
+        console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{why}{by}{detail}"))
     for line in matrix_lines(matrix):
         console.print(Text(line), soft_wrap=True)
+    for why in dict.fromkeys(Why(o["why"]) for o in outcomes if o.get("why")):
+        console.print(Text.assemble(("why it survived: ", "bold"), why.title))
+        console.print(Text(f"  a test that would kill it: {why.remedy}"))
     if explained:
         console.print(Text.assemble(("bug class ", "bold"), f"{explained['operator']} on this line: "
                                     f"{explained['change']} ({explained['summary']})"))

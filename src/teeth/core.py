@@ -81,6 +81,39 @@ def kill_rate_sql(column: str = "o.status") -> str:
     return f"(sum({_in(CAUGHT, column)}) * 1.0 / nullif(sum({_in(COUNTED, column)}), 0))"
 
 
+class Why(StrEnum):
+    """Why a survivor survived (teeth.infection): the first of reach, infect, propagate, check that failed."""
+
+    NOT_INFECTED = "not_infected"  # no covering test made the mutated expression take another value
+    NOT_PROPAGATED = "not_propagated"  # it did, and the function's outputs were still equal: the difference was masked
+    NOT_CHECKED = "not_checked"  # the outputs differed, and no test's assertion saw it
+    UNMEASURED = "unmeasured"  # a test infected it; what reached the outputs was not measured (the detail says why)
+
+    @property
+    def title(self) -> str:
+        return WHY_TITLES[self]
+
+    @property
+    def remedy(self) -> str:
+        """The kind of test that would kill a survivor with this why."""
+        return WHY_REMEDIES[self]
+
+
+WHY_TITLES = {
+    Why.NOT_INFECTED: "no test builds a state where the mutant computes another value (not_infected)",
+    Why.NOT_PROPAGATED: "the other value never reaches the function's outputs (not_propagated)",
+    Why.NOT_CHECKED: "the outputs differ and no assertion notices (not_checked)",
+    Why.UNMEASURED: "infected; whether the difference reached the outputs was not measured (unmeasured)",
+}
+WHY_REMEDIES = {
+    Why.NOT_INFECTED: "a new input: a test whose state makes the original and the mutated expression differ "
+                      "(another offset, a non-contiguous layout, a second group), asserted on its own rows",
+    Why.NOT_PROPAGATED: "an input where the changed value reaches the output, or a check of the equivalence",
+    Why.NOT_CHECKED: "a stronger assertion on the outputs the tests already compute (an exact or tighter comparison)",
+    Why.UNMEASURED: "first run it by hand (teeth apply) and compare the outputs",
+}
+
+
 class WorkerFailure(StrEnum):
     """Why a worker gave no test verdict for a scenario: a fact about the worker, not about the tests.
     Recorded as status `error`, with the reason in the detail."""
@@ -117,6 +150,19 @@ class Baseline(Scenario):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Infection(Scenario):
+    """The infection pass (teeth.infection): `tests` run once, unmutated, with every site of `files` (a path -> its
+    sites, each [mutant, swap, start, end, replacement]) instrumented to evaluate the original and the mutants."""
+
+    tests: list[str]
+    files: dict[str, list[list]]
+
+    @property
+    def ident(self) -> str:
+        return "infection"
+
+
+@dataclass(frozen=True, kw_only=True)
 class MutantScenario(Scenario):
     """One mutant under one profile: `code` swapped in for `swap` of the module at `path`; its tests, fastest
     (or likeliest killer) first."""
@@ -127,6 +173,7 @@ class MutantScenario(Scenario):
     code: str
     tests: list[str]
     full_matrix: bool = False  # run every test, not only until the first failure (teeth.kill_matrix)
+    compare: bool = False  # compare the mutated function's outputs with the original's (teeth.workers.propagation)
 
     @property
     def ident(self) -> str:
@@ -152,9 +199,12 @@ class Outcome:
     reused_from: int | None = None  # the run that decided it, for an outcome reused from an earlier run
     # --full-matrix: every test it ran, as [test, check or None (passed), detail]; not an `outcomes` column
     matrix: list[list] | None = None
+    why: Why | None = None  # why a survivor survived; its facts are in the detail
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
+        if self.why is not None:
+            object.__setattr__(self, "why", Why(self.why))
         if self.failure is not None:
             object.__setattr__(self, "failure", WorkerFailure(self.failure))
             if self.status is not Status.ERROR:
@@ -176,11 +226,13 @@ class Outcome:
         return {"mutant_id": self.mutant_id, "profile": profile, "status": self.status.value,
                 "killed_by": self.killed_by, "check": self.check, "duration": self.duration,
                 "tests_run": self.tests_run, "test_seconds": self.test_seconds, "detail": self.stored_detail(),
-                "cache_key": self.cache_key, "reused_from": self.reused_from}
+                "cache_key": self.cache_key, "reused_from": self.reused_from,
+                "why": self.why.value if self.why else None}
 
     @classmethod
     def from_row(cls, row: Mapping) -> Outcome:
         """A stored outcome (its detail as stored: a signal is already in it)."""
         return cls(row["mutant_id"], Status(row["status"]), killed_by=row["killed_by"], check=row["check"],
                    detail=row["detail"], duration=row["duration"], tests_run=row["tests_run"],
-                   test_seconds=row["test_seconds"], cache_key=row["cache_key"], reused_from=row["reused_from"])
+                   test_seconds=row["test_seconds"], cache_key=row["cache_key"], reused_from=row["reused_from"],
+                   why=row["why"] if "why" in row.keys() else None)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from teeth import DISTRIBUTION
+from teeth import DISTRIBUTION, infection
 from teeth.audit import Audit
 from teeth.config import Target
 from teeth.core import MutantScenario, Outcome, Status
@@ -87,11 +87,13 @@ class Lab:
     def __init__(self, target: Target, store: Store, backends: Backends,
                  progress: Progress | None = None, cache: OutcomeCache | None = None,
                  selection: BaselineSelection | None = None, audit: Audit | None = None,
-                 full_matrix: bool = False):
+                 full_matrix: bool = False, infection: bool = True):
         """`audit`: survived and no_coverage mutants run again against the whole suite (`teeth run --audit`);
-        full_matrix: each mutant runs every test that executes it, and every verdict is recorded."""
+        full_matrix: each mutant runs every test that executes it, and every verdict is recorded; infection: the
+        infection pass decides the mutants no test infects without running them (teeth.infection)."""
         self.target, self.store, self.backends = target, store, backends
         self.full_matrix = full_matrix
+        self.infection = infection and not full_matrix  # a full matrix wants every test's verdict
         self.progress = progress or Progress()
         self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
         # What each baseline test executed is always recorded; only `teeth check` selects from it.
@@ -220,6 +222,11 @@ class Lab:
             coverage = CoverageMap.from_baseline(baseline)
             history = KillHistory.from_rows(self.store.kill_history(self.target.name, profile.name))
             scenarios, immediate = self._schedule(mutants, coverage, history)
+            if self.infection and scenarios:
+                started = time.perf_counter()
+                scenarios, decided = self._infect(backend, profile, scenarios, by_id)
+                immediate += decided
+                clock[f"infection.{profile.name}"] = time.perf_counter() - started
             self._record(run_id, profile, immediate)
             settled = {o.mutant_id: o for o in [*reused, *(outcome for _, outcome in immediate)]}
             batch: list[tuple[Mutant, Outcome]] = []
@@ -235,8 +242,46 @@ class Lab:
             finally:  # an interrupt or a failure keeps every outcome already received (and shown)
                 self._record(run_id, profile, batch, announce=False)
             clock[f"execute.{profile.name}"] = time.perf_counter() - executed
+            if self.infection:
+                started = time.perf_counter()
+                self._propagation(run_id, profile, backend, scenarios, settled, by_id)
+                clock[f"propagation.{profile.name}"] = time.perf_counter() - started
             if self.audit is not None:
                 self._audit(profile, backend, settled, coverage, history, by_id)
+
+    def _infect(self, backend, profile: Profile, scenarios: list[MutantScenario], by_id: dict) -> tuple[list, list]:
+        """The infection pass over the scheduled mutants it can evaluate: those no test infects are decided here."""
+        pass_, texts = infection.plan(scenarios, by_id, self.target.baseline_timeout)
+        if pass_ is None:
+            return scenarios, []
+        self.progress.stage(f"{profile.name}: infection pass ({sum(map(len, pass_.files.values()))} mutants, "
+                            f"{len(pass_.tests)} tests)")
+        done = backend.infection(pass_)
+        if done is None:
+            self.notes.append(f"{profile.name}: the infection pass did not finish; every mutant ran its tests")
+            return scenarios, []
+        return infection.decide(scenarios, by_id, done, texts)
+
+    def _propagation(self, run_id: int, profile: Profile, backend, scenarios: list[MutantScenario],
+                     settled: dict[str, Outcome], by_id: dict) -> None:
+        """Each survivor that ran its tests runs them again with its function's outputs compared with the original's
+        (teeth.workers.propagation): its why is not_propagated, not_checked or unmeasured, its detail the figures."""
+        again = [dataclasses.replace(s, compare=True, timeout=3 * s.timeout) for s in scenarios
+                 if settled[s.id].status is Status.SURVIVED and settled[s.id].why is None]
+        if not again:
+            return
+        self.progress.stage(f"{profile.name}: comparing the outputs of {len(again)} survivor(s) with the original's")
+        found = []
+        for outcome in backend.execute(again):
+            first = settled[outcome.mutant_id]
+            if outcome.status is Status.SURVIVED and outcome.why is not None:
+                why, detail = outcome.why, outcome.detail
+            else:
+                why, detail = "unmeasured", f"the run that compares outputs ended {outcome.status}" + (
+                    f": {outcome.detail}" if outcome.detail else "")
+            settled[outcome.mutant_id] = first.replace(why=why, detail=detail)
+            found.append((by_id[outcome.mutant_id], settled[outcome.mutant_id]))
+        self._record(run_id, profile, found, announce=False)
 
     def _audit(self, profile: Profile, backend, settled: dict[str, Outcome], coverage: CoverageMap,
                history: KillHistory, by_id: dict) -> None:

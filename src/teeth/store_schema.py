@@ -95,6 +95,13 @@ def m008_kill_matrix(db: sqlite_utils.Database) -> None:
     db["matrix"].create_index(["run_id", "test"], if_not_exists=True)
 
 
+@step
+def m009_outcome_why(db: sqlite_utils.Database) -> None:
+    """Why a survivor survived (teeth.infection): `not_infected`, `not_propagated`, `not_checked`, `unmeasured`."""
+    if db["outcomes"].exists():
+        _add_columns(db["outcomes"], {"why": str})
+
+
 RUN_COLUMNS = ("kind", "op_filter", "operator_filter", "profile_filter", "shard", "mutant_filter")
 
 

@@ -40,8 +40,11 @@ def test_mutant_that_hangs_is_a_timeout_and_the_run_goes_on(project, teeth):
     root = project("hang_when_mutated")
     done = teeth("run", "--target", "loop", cwd=root)
     assert done.returncode == 0, done.stderr
-    statuses = {r["operator"] + ":" + r["status"] for r in results_of(teeth, root)}
+    rows = results_of(teeth, root)
+    statuses = {r["operator"] + ":" + r["status"] for r in rows}
     assert "generic.augmented_assignment:timeout" in statuses
+    timeout = next(r for r in rows if r["status"] == "timeout")
+    assert "(running tests/" in timeout["detail"] and "; its budget was " in timeout["detail"]  # the test, the budget
     assert "generic.swap_op:killed" in statuses
 
 

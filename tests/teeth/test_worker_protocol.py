@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from teeth.core import Baseline, MutantScenario, Outcome, Status, WorkerFailure
-from teeth.workers.protocol import (KINDS, BaselineDone, Collected, Fatal, Quit, Running, WorkerSpec, decode, encode,
-                                    frame, unframe)
+from teeth.core import Baseline, Infection, MutantScenario, Outcome, Status, WorkerFailure
+from teeth.workers.protocol import (KINDS, BaselineDone, Collected, Fatal, InfectionDone, Quit, Running, WorkerSpec,
+                                    decode, encode, frame, unframe)
 
 TOKEN = b"\x00teeth-result-0123:"
 MESSAGES = [
@@ -20,10 +20,14 @@ MESSAGES = [
     Fatal("test collection failed: t.py: ImportError"),
     BaselineDone({"t.py::a": {"failure": None, "duration": 0.1, "lines": {"/t/a.py": "1-3"}}}, ("/t/a.py", "/x/a.py"),
                  ["a"]),
+    Infection(tests=["t.py::a"], files={"/t/a.py": [["m1", "f", 10, 28, "0"]]}, timeout=30.0),
+    InfectionDone({"m1": {"evaluations": 2, "tests": ["t.py::a"], "values": ["0"], "infected": {}}}, ["m1"],
+                  {"t.py::b": "AssertionError"}),
     Running("t.py::b", 2),
     Outcome("m1", Status.KILLED, killed_by="t.py::b", check="crash", detail="crashed with SIGSEGV", duration=0.4,
             tests_run=2, signal=11),
     Outcome.failed("m2", WorkerFailure.NOT_APPLIED, "no function f in a.py"),
+    Outcome("m3", Status.SURVIVED, why="not_infected", detail="x.storage_offset() was 0 in all 2 evaluations"),
 ]
 
 

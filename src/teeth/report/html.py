@@ -11,7 +11,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from teeth import DISTRIBUTION
-from teeth.core import Status, Tally, kill_rate
+from teeth.core import Status, Tally, Why, kill_rate
 from teeth.errors import TeethError
 from teeth.history import load_history
 from teeth.report.chart import svg_line_chart, svg_sparkline
@@ -110,8 +110,14 @@ def mutant_sections(rows: list[dict], pages: dict[str, str]) -> list[dict]:
         found = group_mutants(rows, (status,))
         if status is Status.NO_COVERAGE and not found:
             continue
-        sections.append({"status": status, "title": title, "mutants": [
-            (m, profiles, f'{pages[m["file"]]}#L{m["line"]}') for m, profiles in found]})
+        groups = [(None, found)]
+        if status is Status.SURVIVED and any(m.get("why") for m, _ in found):  # grouped by why they survived
+            groups = [(why, [(m, p) for m, p in found if m.get("why") == why]) for why in (*Why, None)]
+            groups = [(why, members) for why, members in groups if members]
+        for why, members in groups:
+            sections.append({"status": status, "anchor": f"{status}-{why}" if why else status,
+                             "title": f"{title}: {why.title}" if why else title, "mutants": [
+                                 (m, profiles, f'{pages[m["file"]]}#L{m["line"]}') for m, profiles in members]})
     return sections
 
 

@@ -44,6 +44,7 @@ def survivor_lines(results: list[dict], root: Path, statuses: tuple[str, ...] = 
             except (OSError, TeethError):
                 sources[path] = ""
         (line, column), _ = span(sources[path], row["line"], row["original"])
-        lines.append(f"{shown_path(root, row['file'])}:{line}:{column}: {row['status']} {row['operator']}: "
+        why = f" ({row['why']})" if row.get("why") else ""
+        lines.append(f"{shown_path(root, row['file'])}:{line}:{column}: {row['status']}{why} {row['operator']}: "
                      f"{change_text(row)} (mutant {row['mutant']})")
     return lines

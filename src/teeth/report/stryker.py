@@ -112,6 +112,8 @@ def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool, ma
     elif row["killed_by"]:
         mutant["killedBy"] = [row["killed_by"]]
     reason = row["detail"] or (f"check: {row['check']}" if row["check"] else None)
+    if row.get("why"):  # why it survived, then what was seen
+        reason = f"{row['why']}: {reason}" if reason else row["why"]
     if reason:
         mutant["statusReason"] = reason
     if row["duration"] is not None:

@@ -54,12 +54,12 @@ def kill_rate_table(store: Store, run_id: int) -> Table:
 
 def survivors_table(results: list[dict], limit: int = 50) -> Table:
     table = Table(title="survivors: mutants no test killed")
-    for column in ("mutant", "where", "operator", "profile", "change"):
+    for column in ("mutant", "where", "operator", "profile", "why", "change"):
         table.add_column(column, overflow="fold")
     for row in results[:limit]:
         change = f"{' '.join(row['original'].split())} -> {' '.join(row['replacement'].split())}"
         table.add_row(Text(row["mutant"]), Text(f"{row['file']}:{row['line']}"), Text(row["operator"]),
-                      Text(row["profile"]),
+                      Text(row["profile"]), Text(row.get("why") or ""),
                       Text(change if len(change) < 90 else change[:89] + "…"))
     if len(results) > limit:
         table.caption = f"{len(results) - limit} more: teeth results --status survived"
@@ -88,12 +88,12 @@ def narrowed(results: list[dict], ops: tuple[str, ...] = (), operators: tuple[st
 
 def results_table(results: list[dict]) -> Table:
     table = Table()
-    for column in ("mutant", "where", "op", "operator", "profile", "status", "killed by", "check"):
+    for column in ("mutant", "where", "op", "operator", "profile", "status", "killed by", "check", "why"):
         table.add_column(column, overflow="fold")
     for row in results:
         table.add_row(*(Text(str(cell)) for cell in (
             row["mutant"], f"{row['file']}:{row['line']}", row["op"], row["operator"], row["profile"],
-            row["status"], row["killed_by"] or "", row["check"] or "")))
+            row["status"], row["killed_by"] or "", row["check"] or "", row.get("why") or "")))
     return table
 
 

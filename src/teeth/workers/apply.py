@@ -200,3 +200,33 @@ def _exec_into(module: types.ModuleType, compiled: types.CodeType, source: str) 
                         pass
         elif not name.startswith("__"):
             module.__dict__[name] = value
+
+
+def install_schema(path: str, tree, swaps: list[str], probe) -> list[str]:
+    """The infection pass: compile the instrumented tree of the file at `path` and swap its functions `swaps` in,
+    each where it is held; `probe` is what the instrumented code calls. Returns the swaps put in place: a function
+    that has no single definition, or is a kernel (its source is compiled again, without the probes), is left as
+    it is."""
+    module = module_for_file(path)
+    compiled = compile(tree, path, "exec")
+    real = os.path.realpath(path)
+    functions = [f for f in _functions(module, module.__name__, set())
+                 if os.path.realpath(f.__code__.co_filename) == real]
+    kernels = {id(getattr(value, "fn", None)) for value in vars(module).values() if hasattr(value, "fn")}
+    module.__dict__["__teeth_probe__"] = probe
+    installed = []
+    for swap in swaps:
+        news = list(_codes_by_qualname(compiled, swap))
+        targets = [f for f in functions if f.__code__.co_qualname == swap]
+        if len(news) != 1 or not targets or len({f.__code__ for f in targets}) != 1 \
+                or any(id(f) in kernels for f in targets):
+            continue
+        try:
+            for function in targets:
+                function.__code__ = news[0]
+        except ValueError:  # the closure's shape changed
+            continue
+        for cache in _caches(module, {id(f) for f in targets}, module.__name__):
+            cache.cache_clear()
+        installed.append(swap)
+    return installed

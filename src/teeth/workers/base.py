@@ -26,6 +26,11 @@ class Backend:
         """The collected tests (or those of `tests`) run once unmutated: {nodeid: {failure, duration, lines}}."""
         raise NotImplementedError
 
+    def infection(self, scenario):
+        """The infection pass (teeth.core.Infection): its `InfectionDone`, or None where it did not finish (a test
+        hung or crashed instrumented) or this backend has no pass: every mutant then runs as without it."""
+        return None
+
     def execute(self, scenarios: Iterable[MutantScenario]) -> Iterator[Outcome]:
         """Outcomes in completion order; stopping the iteration early abandons the rest."""
         raise NotImplementedError

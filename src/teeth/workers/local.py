@@ -17,7 +17,7 @@ from teeth.errors import BaselineFailed, ConfigError, TeethError, WorkerFailed
 from teeth.profiles import Profile
 from teeth.shadowing import refuse_shadowed
 from teeth.workers.base import Backend
-from teeth.workers.protocol import BaselineDone, Collected, Fatal, Message, WorkerSpec, encode, unframe
+from teeth.workers.protocol import BaselineDone, Collected, Fatal, InfectionDone, Message, WorkerSpec, encode, unframe
 from teeth.workers.sandbox import abi_version
 from teeth.workers.scratch import Scratch
 
@@ -144,6 +144,13 @@ class LocalBackend(Backend):
         shadowed = message.shadowed
         refuse_shadowed([self.scratch.outside(path) for path in shadowed] if shadowed else None)  # paths the user has
         return message.tests
+
+    def infection(self, scenario) -> InfectionDone | None:
+        self._send(scenario)
+        message = self._read()  # the worker's deadline for its child ends it: a timeout comes back as an Outcome
+        if isinstance(message, Fatal):
+            raise WorkerFailed(message.message)
+        return message if isinstance(message, InfectionDone) else None
 
     def execute(self, scenarios: Iterable[MutantScenario]) -> Iterator[Outcome]:
         pending = iter(scenarios)

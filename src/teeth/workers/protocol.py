@@ -14,7 +14,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
-from teeth.core import Baseline, MutantScenario, Outcome
+from teeth.core import Baseline, Infection, MutantScenario, Outcome
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,6 +67,17 @@ class BaselineDone:
 
 
 @dataclass(frozen=True)
+class InfectionDone:
+    """The infection pass ran: per mutant it evaluated, {evaluations, tests, values, infected: {test: values seen}};
+    `instrumented`: the mutants put in place (a function that could not be swapped drops its own); `failed`: the
+    tests that failed instrumented (each counts as infecting every mutant it covers)."""
+
+    mutants: dict[str, dict]
+    instrumented: list[str]
+    failed: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Running:
     """Child -> worker: the test it runs now, so that a crash or a timeout can name it."""
 
@@ -74,9 +85,10 @@ class Running:
     tests_run: int
 
 
-Message = WorkerSpec | Baseline | MutantScenario | Quit | Collected | Fatal | BaselineDone | Running | Outcome
-KINDS: dict[str, type] = {cls.__name__: cls for cls in (WorkerSpec, Baseline, MutantScenario, Quit, Collected, Fatal,
-                                                        BaselineDone, Running, Outcome)}
+Message = (WorkerSpec | Baseline | Infection | MutantScenario | Quit | Collected | Fatal | BaselineDone | InfectionDone
+           | Running | Outcome)
+KINDS: dict[str, type] = {cls.__name__: cls for cls in (WorkerSpec, Baseline, Infection, MutantScenario, Quit, Collected,
+                                                        Fatal, BaselineDone, InfectionDone, Running, Outcome)}
 
 
 def encode(message: Message) -> str:

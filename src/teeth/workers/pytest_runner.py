@@ -14,14 +14,18 @@ from collections.abc import Callable
 import pytest
 from _pytest.runner import runtestprotocol
 
-from teeth.core import MutantScenario, Outcome, Status, WorkerFailure
+from teeth.core import Infection, MutantScenario, Outcome, Status, WorkerFailure
 from teeth.coverage_map import measure
 from teeth.shadowing import shadowing
 from teeth.workers import interpreter
-from teeth.workers.apply import MutantNotApplied, clear_caches, prepare_mutant
+from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, prepare_mutant
 from teeth.workers.kernel_launches import kernel_launches
-from teeth.workers.protocol import BaselineDone, Collected, Fatal, Running, WorkerSpec, decode
+from teeth.sources import read_source
+from teeth.workers.probe import Recorder
+from teeth.workers.propagation import Meter, Unmeasured, originals
+from teeth.workers.protocol import BaselineDone, Collected, Fatal, InfectionDone, Running, WorkerSpec, decode
 from teeth.workers.sandbox import restrict_writes
+from teeth.workers.schema import Site, build_schema
 from teeth.workers.supervisor import Channel, Supervisor, die_with_parent
 
 
@@ -148,13 +152,56 @@ class PytestRunner:
                 raise
             return prepare_mutant(copy, scenario.swap, scenario.code)
 
+    def infection(self, scenario: Infection, report: Callable[[Running], object]) -> InfectionDone:
+        """In the infection pass's child: every file's schema in place, then every test once; per mutant, what the
+        probes saw (teeth.infection)."""
+        recorder = Recorder()
+        instrumented: list[str] = []
+        keys: dict[str, str] = {}
+        for number, (path, rows) in enumerate(scenario.files.items()):
+            sites = [Site(*row) for row in rows]
+            schema = build_schema(path, read_source(path), sites, prefix=f"{number}.")
+            if schema is None:
+                continue
+            keys.update(schema.keys)
+            for where in (path, self.copies.get(path)):
+                try:
+                    installed = set(install_schema(where, schema.tree, schema.swaps, recorder.probe))
+                except MutantNotApplied:
+                    continue
+                instrumented += [s.mutant for s in sites if s.mutant in schema.keys and s.swap in installed]
+                break
+        failed: dict[str, str] = {}
+        for count, nodeid in enumerate(scenario.tests, 1):
+            if nodeid not in self.items:
+                continue
+            report(Running(nodeid, count))
+            recorder.test = nodeid
+            failure = _run_item(self.items[nodeid])
+            if failure:
+                failed[nodeid] = failure["detail"]
+        recorder.test = None
+        seen = {mutant: recorder.seen[key] for mutant, key in keys.items() if key in recorder.seen}
+        return InfectionDone(seen, instrumented, failed)
+
     def mutant(self, scenario: MutantScenario, put_in_place, report: Callable[[Running], object]) -> Outcome:
         """In the mutant's child: put it in place and run its tests until one fails; `report` says which test runs
         now, so that a crash can name its test."""
+        functions, meter, unmeasured = None, None, None
+        if scenario.compare:
+            try:
+                functions = self._originals(scenario)
+            except Unmeasured as exc:
+                unmeasured = str(exc)
         try:
             put_in_place()
         except MutantNotApplied as exc:
             return Outcome.failed(scenario.id, WorkerFailure.NOT_APPLIED, str(exc))
+        if functions:
+            try:
+                meter = Meter(*functions)
+            except Unmeasured as exc:
+                unmeasured = str(exc)
         test_seconds = 0.0
         matrix: list[list] = []  # --full-matrix: every test's verdict; otherwise the first failure stops
         first = None
@@ -171,7 +218,20 @@ class PytestRunner:
         if first:
             return Outcome(scenario.id, Status.KILLED, killed_by=first["test"], check=first["check"],
                            detail=first["detail"], tests_run=len(matrix), test_seconds=test_seconds, matrix=full)
-        return Outcome(scenario.id, Status.SURVIVED, tests_run=len(matrix), test_seconds=test_seconds, matrix=full)
+        why, detail = meter.verdict() if meter else ("unmeasured", unmeasured) if scenario.compare else (None, None)
+        return Outcome(scenario.id, Status.SURVIVED, tests_run=len(matrix), test_seconds=test_seconds, matrix=full,
+                       why=why, detail=detail)
+
+    def _originals(self, scenario: MutantScenario) -> tuple:
+        """(the functions the mutant is swapped into, their original code), before it is."""
+        for path in (scenario.path, self.copies.get(scenario.path)):
+            try:
+                functions = originals(path, scenario.swap) if path else None
+            except MutantNotApplied:
+                continue
+            if functions:
+                return functions, functions[0].__code__
+        raise Unmeasured(f"{scenario.swap or 'module-level code'}: not found in the modules the tests imported")
 
 
 class WorkerPlugin:

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from teeth.core import Baseline, MutantScenario, Outcome, Scenario, Status, WorkerFailure
+from teeth.core import Baseline, Infection, MutantScenario, Outcome, Scenario, Status, WorkerFailure
 from teeth.workers.apply import MutantNotApplied
 from teeth.workers.protocol import BaselineDone, Fatal, Message, Quit, Running, decode, frame, unframe
 
@@ -150,6 +150,8 @@ class Supervisor:
             # memo dict, a class attribute) dies with it, and each mutant forks from this process as collection
             # left it. Warm, this process then imports what the baseline imported (`after_baseline`).
             self.fork(message, lambda report: self.runner.baseline(message.tests, report, message.retries))
+        elif isinstance(message, Infection):
+            self.fork(message, lambda report: self.runner.infection(message, report))
         elif isinstance(message, MutantScenario):
             try:
                 put_in_place = self.runner.prepare(message)
@@ -215,7 +217,8 @@ class Supervisor:
         ident = child.scenario.ident
         if child.timed_out:
             return Outcome(ident, Status.TIMEOUT, duration=duration, detail=f"no result after {duration:.1f}s"
-                           + (f" (running {running.test})" if running else ""))
+                           + (f" (running {running.test})" if running else "")
+                           + f"; its budget was {child.scenario.timeout:.1f} s")
         if isinstance(result, Outcome):
             return result.replace(duration=duration)
         if result is not None:

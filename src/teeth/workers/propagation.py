@@ -1,0 +1,247 @@
+"""Propagation, in a mutant's child: each call of the mutated function also runs the original function on copies of
+the same arguments (tensors by `clone`), and the two calls' outputs (the result, and every argument after the call)
+are compared; a survivor's why says whether a difference reached them."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import random
+import sys
+import types
+
+from teeth.workers.apply import _functions, module_for_file
+
+COMPARE = "__teeth_compare__"
+_WRAPPER = compile(f"def wrapper(*args, **kwargs):\n    return {COMPARE}(args, kwargs)\n", "<teeth>", "exec")
+WRAPPER_CODE = next(c for c in _WRAPPER.co_consts if isinstance(c, types.CodeType))
+
+
+class Unmeasured(Exception):
+    """Why the outputs cannot be compared: say which."""
+
+
+def originals(path: str, swap: str) -> list:
+    """The function objects the mutant's code will be swapped into (before it is): their code is the original's."""
+    if not swap:
+        raise Unmeasured("module-level code: no function whose outputs can be compared")
+    module = module_for_file(path)
+    found = [f for f in _functions(module, module.__name__, set()) if f.__code__.co_qualname == swap]
+    if not found or len({f.__code__ for f in found}) != 1:
+        raise Unmeasured(f"{swap} has no single definition to compare with")
+    kernels = {id(getattr(value, "fn", None)) for value in vars(module).values() if hasattr(value, "fn")}
+    if any(id(f) in kernels for f in found):
+        raise Unmeasured(f"{swap} is a kernel: a launch runs it from its source, not through its code object")
+    return found
+
+
+class Meter:
+    """Installed after the mutant: the swapped functions' code becomes a wrapper that calls both versions."""
+
+    def __init__(self, functions: list, original_code: types.CodeType):
+        first = functions[0]
+        if first.__closure__:
+            raise Unmeasured(f"{first.__qualname__} is a closure (its cells cannot be given to a wrapper)")
+        if original_code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+            raise Unmeasured(f"{first.__qualname__} is a generator or coroutine: its outputs come later")
+        mutated_code = first.__code__
+        if mutated_code is original_code:
+            raise Unmeasured(f"the mutant re-ran its module instead of swapping {first.__qualname__}'s code")
+
+        def clone(code):
+            made = types.FunctionType(code, first.__globals__, first.__name__, first.__defaults__, None)
+            made.__kwdefaults__ = first.__kwdefaults__
+            return made
+
+        self.original, self.mutated = clone(original_code), clone(mutated_code)
+        self.name = first.__qualname__
+        self.calls = self.differing = 0
+        self.first: str | None = None
+        self.worst = (0.0, 0.0)  # max abs, max rel over every differing output
+        self.unmeasured: str | None = None
+        self.aliasing: str | None = None  # the first change of what the result shares storage with
+        self.mode: str | None = None  # inside a comparison: recursive calls take the path they are on
+        first.__globals__[COMPARE] = self.compare
+        for function in functions:
+            function.__code__ = WRAPPER_CODE
+
+    def compare(self, args: tuple, kwargs: dict):
+        if self.mode == "original":
+            return self.original(*args, **kwargs)
+        if self.mode == "mutated" or self.unmeasured:
+            return self.mutated(*args, **kwargs)
+        try:
+            copied = _copy((args, kwargs))
+        except Exception as exc:  # noqa: BLE001 - an argument deepcopy refuses
+            self.unmeasured = f"an argument of {self.name} cannot be copied ({type(exc).__name__})"
+            return self.mutated(*args, **kwargs)
+        states = _rng_states()
+        self.mode = "original"
+        try:
+            expected, raised = self.original(*copied[0], **copied[1]), None
+        except Exception as exc:  # noqa: BLE001 - compared with what the mutant does
+            expected, raised = None, exc
+        finally:
+            self.mode = None
+        _restore(states)
+        self.mode = "mutated"
+        try:
+            result = self.mutated(*args, **kwargs)
+        except Exception:
+            self.calls += 1
+            if raised is None:
+                self._differ("the call raised", math.inf, math.inf)
+            raise
+        finally:
+            self.mode = None
+        self.calls += 1
+        if raised is not None:
+            self._differ(f"the original raised {type(raised).__name__}", math.inf, math.inf)
+            return result
+        before, after = _aliases(expected, copied[0]), _aliases(result, args)
+        if before != after and self.aliasing is None:
+            self.aliasing = (f"a change of aliasing: the result shares storage with {_named(before)} in the original, "
+                             f"with {_named(after)} in the mutant (equal values; a write through it would differ)")
+        found = _difference(expected, result, "the result")
+        for index, (before, after) in enumerate(zip(copied[0], args)):
+            found = found or _difference(before, after, f"argument {index + 1} after the call")
+        for name, before in copied[1].items():
+            found = found or _difference(before, kwargs[name], f"argument {name} after the call")
+        if found:
+            self._differ(*found)
+        return result
+
+    def _differ(self, where: str, abs_diff: float, rel_diff: float) -> None:
+        self.differing += 1
+        self.first = self.first or where
+        self.worst = (max(self.worst[0], abs_diff), max(self.worst[1], rel_diff))
+
+    def verdict(self) -> tuple[str, str]:
+        """(why, detail) of a survivor."""
+        if self.unmeasured:
+            return "unmeasured", self.unmeasured
+        if not self.calls:
+            return "unmeasured", f"its tests never called {self.name}"
+        if not self.differing and self.aliasing:
+            return "unmeasured", self.aliasing
+        if not self.differing:
+            return "not_propagated", (f"{self.name}'s outputs equalled the original's in all {self.calls} "
+                                      f"call{'s' * (self.calls != 1)}: the difference was masked")
+        abs_diff, rel_diff = self.worst
+        measure = ("not numbers alike (another kind, shape, or an exception): any check of it would have killed it"
+                   if math.isinf(abs_diff) else
+                   f"max abs difference {abs_diff:.3g}, max rel {rel_diff:.3g}; an assertion with atol below "
+                   f"{abs_diff:.3g} (rtol below {rel_diff:.3g}) would have killed it")
+        return "not_checked", (f"{self.name}'s outputs differed in {self.differing} of {self.calls} call"
+                               f"{'s' * (self.calls != 1)}, first in {self.first}: {measure}")
+
+
+def _tensors(value) -> list:
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _tensors(item)]
+    return []
+
+
+def _aliases(result, args: tuple) -> tuple:
+    """Per tensor of the result: the argument (1-based) whose storage it shares, or 0."""
+    def storage(tensor):
+        try:
+            return tensor.untyped_storage().data_ptr()
+        except (RuntimeError, NotImplementedError):
+            return None
+
+    held = [{storage(t) for t in _tensors(arg)} - {None, 0} for arg in args]
+    return tuple(next((i + 1 for i, ptrs in enumerate(held) if storage(t) in ptrs), 0) for t in _tensors(result))
+
+
+def _named(aliases: tuple) -> str:
+    shared = sorted({a for a in aliases if a})
+    return ", ".join(f"argument {a}" for a in shared) if shared else "no argument"
+
+
+def _copy(value):
+    torch = sys.modules.get("torch")
+    memo: dict = {}
+    if torch is not None:
+        def tensors(obj):
+            if isinstance(obj, torch.Tensor):
+                memo[id(obj)] = obj.clone()
+            elif isinstance(obj, (list, tuple)):
+                for item in obj:
+                    tensors(item)
+            elif isinstance(obj, dict):
+                for item in obj.values():
+                    tensors(item)
+
+        tensors(value)
+    return copy.deepcopy(value, memo)
+
+
+def _rng_states():
+    torch = sys.modules.get("torch")
+    return random.getstate(), torch.get_rng_state() if torch is not None else None
+
+
+def _restore(states) -> None:
+    random.setstate(states[0])
+    if states[1] is not None:
+        sys.modules["torch"].set_rng_state(states[1])
+
+
+def _difference(expected, actual, where: str, depth: int = 0) -> tuple[str, float, float] | None:
+    """None when equal; else where, max abs and max rel difference (inf when not numbers). An object is compared by
+    its attributes (a module's parameters and buffers), to a depth of 8."""
+    if depth > 8:
+        return None
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor) or expected.shape != actual.shape or expected.dtype != actual.dtype:
+            return where, math.inf, math.inf
+        a, b = expected.detach(), actual.detach()
+        if a.is_complex() or a.dtype == torch.bool or a.device != b.device:
+            return None if a.device == b.device and torch.equal(a, b) else (where, math.inf, math.inf)
+        a, b = a.double(), b.double()
+        same = (a == b) | (a.isnan() & b.isnan())
+        if bool(same.all()):
+            return None
+        gap = (a - b).abs().nan_to_num(nan=math.inf)
+        scale = a.abs().max().item() if a.numel() else 0.0
+        worst = gap.max().item()
+        return where, worst, worst / scale if scale else math.inf
+    if isinstance(expected, (tuple, list)):
+        if type(actual) is not type(expected) or len(actual) != len(expected):
+            return where, math.inf, math.inf
+        for index, (x, y) in enumerate(zip(expected, actual)):
+            found = _difference(x, y, f"{where}[{index}]", depth + 1)
+            if found:
+                return found
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict) or expected.keys() != actual.keys():
+            return where, math.inf, math.inf
+        for key in expected:
+            found = _difference(expected[key], actual[key], f"{where}[{key!r}]", depth + 1)
+            if found:
+                return found
+        return None
+    if isinstance(expected, float) and isinstance(actual, float):
+        if expected == actual or (math.isnan(expected) and math.isnan(actual)):
+            return None
+        gap = abs(expected - actual)
+        return where, gap, gap / abs(expected) if expected else math.inf
+    if type(expected) is not type(actual):
+        return where, math.inf, math.inf
+    if isinstance(expected, (int, str, bytes, bool, complex, type(None))):
+        return None if expected == actual else (where, math.inf, math.inf)
+    if hasattr(expected, "__dict__") and not isinstance(expected, type) and not callable(expected):
+        return _difference(vars(expected), vars(actual), where, depth + 1)
+    if hasattr(expected, "__dict__") and isinstance(getattr(expected, "_parameters", None), dict):
+        return _difference(vars(expected), vars(actual), where, depth + 1)  # a torch module is callable
+    try:
+        return None if bool(expected == actual) else (where, math.inf, math.inf)
+    except Exception:  # noqa: BLE001 - a comparison that raises: not known equal
+        return where, math.inf, math.inf

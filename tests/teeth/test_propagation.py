@@ -1,0 +1,42 @@
+"""Propagation: a survivor that was infected runs again with its function's outputs compared with the original's,
+and says whether the difference was masked (not_propagated), unseen (not_checked) or could not be measured."""
+
+from __future__ import annotations
+
+import torch
+
+from teeth.workers.propagation import _aliases, _difference
+from tests.helpers.cli import results_of
+
+
+def test_a_difference_is_measured_where_it_first_shows():
+    expected, actual = (torch.tensor([1.0, 2.0]), 3), (torch.tensor([1.0, 2.5]), 3)
+    where, largest, relative = _difference(expected, actual, "the result")
+    assert where == "the result[0]" and largest == 0.5 and relative == 0.25
+    assert _difference((torch.tensor([float("nan")]), 3), (torch.tensor([float("nan")]), 3), "r") is None
+    assert _difference(torch.ones(2), torch.ones(3), "r")[0] == "r"
+
+
+def test_what_a_result_shares_storage_with_is_named_by_argument():
+    batch, other = torch.arange(6.0), torch.zeros(2)
+    assert _aliases(batch[2:], (other, batch)) == (2,)
+    assert _aliases(batch[2:].clone(), (other, batch)) == (0,)
+
+
+def test_every_survivor_says_whether_its_difference_reached_the_outputs(project, teeth):
+    root = project("fresh_batches_only")
+    assert teeth("run", "--target", "rows", cwd=root).returncode == 0
+    survivors = [r for r in results_of(teeth, root) if r["status"] == "survived"]
+    assert survivors and all(r["why"] in ("not_infected", "not_propagated", "not_checked", "unmeasured")
+                             for r in survivors)
+    divided = next(r for r in survivors if r["function"] == "mean_row" and r["operator"] == "generic.swap_op")
+    assert divided["why"] == "not_checked"  # the mean's values are wrong and the test checks its shape only
+    assert divided["detail"].startswith("mean_row's outputs differed in 1 of 1 call, first in the result: max abs "
+                                        "difference 15, max rel 15; an assertion with atol below 15")
+    narrower = next(r for r in survivors if r["function"] == "last_rows" and r["operator"] == "generic.swap_op")
+    # count <= 0 -> count < 0: with count 0 the mutant returns batch[4:] instead of batch[:0], both empty: masked
+    assert narrower["why"] == "not_propagated"
+    copies = [r for r in survivors if r["operator"] == "view_to_copy"]
+    assert copies and all(r["why"] == "unmeasured" and r["detail"].startswith(
+        "a change of aliasing: the result shares storage with argument 1 in the original, with no argument")
+        for r in copies)
