@@ -59,6 +59,8 @@ class ViewOnlyRead(Rule):
         "def normalised(t):\n    return t / t.sum()\n\ndef f(x, n):\n    rows = x[:n]\n    return normalised(rows)\n",
         "def checked(t):\n    if t.dim() != 2:\n        raise ValueError('2-D')\n    return t\n\n"
         "def f(x, n):\n    rows = checked(x[:n])\n    return rows.sum()\n",  # returned by it, then only read
+        "def f(x, n, size):\n    out = x[:n]\n    if out.shape[0] == size:\n        return out.sum()\n"
+        "    out = torch.zeros(size)\n    out[0] = 1\n    return out\n",  # the name's next value is another tensor
         "def f(x, n, b):\n    out = torch.zeros(b, n)\n    for i in range(b):\n        row = x[i, :n]\n"
         "        out[i] = row\n    return out\n",  # a tensor's item assignment copies the row
         "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x, n):\n    return normalised(eps=0.1, t=x[:n])\n",
@@ -71,6 +73,8 @@ class ViewOnlyRead(Rule):
         "KEEP = []\n\ndef g(t):\n    KEEP.append(t)\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # stores it
         "def g(t, k):\n    return g(t, k - 1) if k else t.sum()\n\ndef f(x, n):\n    return g(x[:n], 2)\n",
         "def g(*ts):\n    ts[0].zero_()\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # starred: not told apart
+        "def f(x, n, size):\n    out = x[:n]\n    if size:\n        out = torch.zeros(size)\n    out[0] = 1\n"
+        "    return x\n",  # on one path the write reaches the view
         "def f(x, n, b):\n    out = [None] * b\n    for i in range(b):\n        out[i] = x[i, :n]\n    return out\n",  # a list
         "def sum(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return sum(x[:n]).item()\n",  # not torch's
     )
@@ -94,12 +98,14 @@ class ViewReadAtOnce(Rule):
         "def f(x, order):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
         "def f(x, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
         "def f(x, n):\n    while x[:n].sum() > 0:\n        x = helper(x)\n    return x\n",
+        "def scaled(t, k):\n    return t * k\n\ndef f(x, n):\n    x[0] = 1\n    y = scaled(x[:n], 2)\n    return y\n",
     )
     keeps = (
         "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
         "def f(x, n):\n    helper(x[:n])\n",  # an unknown callee may write through it
         "def f(x, n):\n    return x[:n] + x.add_(1)\n",  # the base written after the view is made, then read
         "def f(x, n):\n    return x[:n] + helper(x)\n",  # an unknown callee in the same statement
+        "def zero(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return x[:n].sum() + zero(x).sum()\n",
         "def f(x, n):\n    x += x[:n]\n",  # read while its base is written in place
         "def f(x, n):\n    torch.add(x[:n], 1, out=x)\n",  # out= writes the base while the view is read
         "def f(x, n):\n    rows = x[:n]\n    helper(x)\n    return rows.sum()\n",  # named: read later

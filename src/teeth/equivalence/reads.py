@@ -158,7 +158,7 @@ class Reads:
             for comp_for in fors:  # its values are the iterable's elements: nothing may write those either
                 if not self._iterable_only_read(comp_for, seen, depth - 1):
                     return False
-        key = (id(scope), name.value)
+        key = (id(scope), name.value, id(after))  # each binding followed is checked once
         if key in seen:
             return True  # already being checked: every use is looked at once
         seen.add(key)
@@ -168,6 +168,9 @@ class Reads:
         for use in uses(scope, name.value):  # a nested function's use counts like any other: only a read is fine
             if flow.within(use.node, inside) or (after is not None and flow.runs_before(use.node, after)):
                 continue
+            reaching = flow.reaching(use.node) if after is not None and isinstance(use.node, cst.Name) else None
+            if reaching is not None and reaching.statement is not None and reaching.statement is not after:
+                continue  # on every path another binding reaches this use: it cannot see the value followed
             if not isinstance(use.node, cst.Name) or not self.only_read(use.node, seen, depth):
                 return False
         return True
@@ -216,6 +219,9 @@ class Reads:
         if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Subscript):
             return False
         base = assign.targets[0].target.value
+        reaching = self.flow.reaching(base) if isinstance(base, cst.Name) else None
+        if reaching is not None and isinstance(reaching.value, cst.Call) and is_fresh(reaching.value):
+            return True  # the binding that reaches the assignment makes a new tensor
         scope = self.flow.function_scope(base) if isinstance(base, cst.Name) else None
         if scope is None or base.value not in scope.assignments:
             return False
@@ -331,9 +337,9 @@ class Reads:
             return False
         return True
 
-    @staticmethod
-    def writes_nothing(part: cst.CSTNode | None) -> bool:
-        """Does evaluating `part` call only functions and methods that write no tensor?"""
+    def writes_nothing(self, part: cst.CSTNode | None) -> bool:
+        """Does evaluating `part` call only functions and methods that write no tensor (a function of the package:
+        none of the tensors it is given)?"""
         if part is None:
             return False
         stack = [part]
@@ -342,8 +348,22 @@ class Reads:
             stack.extend(node.children)
             if not isinstance(node, cst.Call):
                 continue
+            if self._own_function(node):
+                if not self._writes_no_argument(node):
+                    return False
+                continue
             row = call_effect(node)
             if has_out(node) or row is None or row.writes_receiver:
+                return False
+        return True
+
+    def _writes_no_argument(self, call: cst.Call) -> bool:
+        effects = self.callees.effects(self.flow, call)
+        if effects is None:
+            return False
+        for arg in call.args:
+            param = self.callees.parameter(self.flow, call, arg, effects)
+            if param is None or param not in effects.returned:
                 return False
         return True
 
