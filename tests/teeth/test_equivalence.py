@@ -341,3 +341,12 @@ def test_a_cached_discovery_is_redone_when_a_callee_file_it_read_changes(tmp_pat
     (tmp_path / "pkg" / "ops.py").write_text(OPS.replace("return t / t.sum()", "t.zero_()\n    return t.sum()"))
     again = cache.discover(target, operators)
     assert cache.hits == 0 and again.mutants and all(m.skip is None for m in again.mutants)
+
+
+def test_a_callees_effects_do_not_depend_on_the_depth_it_was_first_reached_at(tmp_path):
+    chain = "".join(f"def {a}(t):\n    return {b}(t)\n\n" for a, b in zip("abcd", "bcde")) + \
+        "def e(t):\n    return t.sum()\n\n"
+    source = chain + ("def deep(x, n):\n    return a(x[:n]).item()\n\n"  # a -> b -> c -> d -> e: too deep to see
+                      "def shallow(x, n):\n    return c(x[:n]).item()\n")  # c -> d -> e: seen, whatever came first
+    found = {m.function: m.skip for m in discovered(tmp_path, source, ["view_to_copy"])}
+    assert found["deep"] is None and found["shallow"] and "view_only_read" in found["shallow"], found

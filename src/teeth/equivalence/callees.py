@@ -51,6 +51,7 @@ class Callees:
         self._modules: dict[Path, tuple[Flow, Reads] | None] = {}
         self._effects: dict[int, CalleeEffects | None] = {}
         self._active: set[int] = set()
+        self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
         self.flows: dict[int, Path] = {}
 
     def add(self, path: Path, flow: Flow, reads: Reads) -> None:
@@ -154,13 +155,17 @@ class Callees:
         if key in self._effects:
             return self._effects[key]
         if key in self._active or len(self._active) >= NESTING:
+            self._cut += 1
             return None  # recursion, or too deep: unknown
         self._active.add(key)
+        cut = self._cut
         try:
-            self._effects[key] = _derive(function, reads)
+            found = _derive(function, reads)
         finally:
             self._active.discard(key)
-        return self._effects[key]
+        if self._cut == cut:
+            self._effects[key] = found  # kept only when no callee was cut off: the same from any caller
+        return found
 
     def parameter(self, flow: Flow, call: cst.Call, arg: cst.Arg, effects: CalleeEffects) -> str | None:
         """The parameter `arg` of `call` is bound to; None for a starred argument, or one after it."""
