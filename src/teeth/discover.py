@@ -52,6 +52,7 @@ class Discovery:
     arid: int = 0  # mutants not made: message text, docstrings, logging
     duplicates: int = 0  # mutants that produced code another mutant already produced
     unviable: int = 0  # mutants that do not compile
+    read: dict[str, str] = field(default_factory=dict)  # other files the equivalence rules read: path -> sha256
 
 
 def _squash(text: str, width: int = 70) -> str:
@@ -140,7 +141,7 @@ def discover_source(target: Target, path: Path, source: str, operators: list[Ope
     positions = wrapper.resolve(PositionProvider)
     parents = wrapper.resolve(ParentNodeProvider)
     annotations = read_annotations(source)
-    rules = EquivalenceRules(wrapper, target.contiguous_decorators)
+    rules = EquivalenceRules(wrapper, target.contiguous_decorators, path)
     display = target.display_path(path)
     result = Discovery(mutants=[], arid=collector.arid)
     seen_code = {hashlib.sha256(source.encode()).hexdigest()}
@@ -191,6 +192,7 @@ def discover_source(target: Target, path: Path, source: str, operators: list[Ope
                   or rules.reason(node, replacement, operator)),
         ))
     result.mutants.sort(key=lambda m: (m.line, m.operator))
+    result.read = rules.files_read
     return result
 
 

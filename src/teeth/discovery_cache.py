@@ -1,7 +1,7 @@
 """Discovered mutants kept between runs, per file: a no-change `teeth run` need not parse and mutate again.
 
 An entry is one file's Discovery as gzipped JSON, named by the sha256 of everything that decides it: the file's
-text and path, the target's name, root, op mapping and skip settings (equivalent, skip, contiguous_decorators), the operators in order, the code of teeth itself and
+text and path (and the other files of its package the equivalence rules read, checked on load), the target's name, root, op mapping and skip settings (equivalent, skip, contiguous_decorators), the operators in order, the code of teeth itself and
 of any plug-in operator's module, and the versions of libcst and mutmut (an upgrade of either makes new entries). Entries live in `$TEETH_CACHE`, else
 `$XDG_CACHE_HOME/teeth` (default `~/.cache/teeth`), never in the target's tree; an entry that cannot be read is
 discovered again, and a cache that cannot be written is skipped.
@@ -25,7 +25,7 @@ from teeth.discover import Discovery, Mutant, discover_file
 from teeth.operators import Operator
 from teeth.sources import read_source
 
-FORMAT = 1  # bump when the entry layout changes
+FORMAT = 2  # bump when the entry layout changes
 
 
 def cache_folder() -> Path:
@@ -90,6 +90,7 @@ class DiscoveryCache:
             total.arid += found.arid
             total.duplicates += found.duplicates
             total.unviable += found.unviable
+            total.read.update(found.read)
         return total
 
     def discover_file(self, target: Target, path: Path, operators: list[Operator]) -> Discovery:
@@ -111,8 +112,11 @@ class DiscoveryCache:
     def _load(entry: Path) -> Discovery | None:
         try:
             data = json.loads(gzip.decompress(entry.read_bytes()))
+            for other, digest in data["read"].items():  # a file of the package the rules read has changed
+                if hashlib.sha256(Path(other).read_bytes()).hexdigest() != digest:
+                    return None
             return Discovery(mutants=[Mutant(**m) for m in data["mutants"]], arid=data["arid"],
-                             duplicates=data["duplicates"], unviable=data["unviable"])
+                             duplicates=data["duplicates"], unviable=data["unviable"], read=data["read"])
         except (OSError, ValueError, KeyError, TypeError, EOFError):
             return None
 

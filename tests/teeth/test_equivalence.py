@@ -283,3 +283,70 @@ def test_a_kernel_stores_only_through_pointers_derived_from_its_parameters():
     stored = kernel_effects(kernel[0]).stored  # an offset term (stride) counts too: over-counting only keeps mutants
     assert "y_ptr" in stored and "x_ptr" not in stored
     assert {"a_ptr", "b_ptr"} <= kernel_effects(kernel[1]).stored  # atomic through a derived name; a helper may write
+
+
+def package(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A package `pkg` (and any other folder named in `files`) under tmp_path; the path of pkg/code.py."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path / "pkg" / "code.py"
+
+
+def skips_of(path: Path) -> list[str | None]:
+    target = Target(name="t", root=path.parent, files=[path], tests=["tests"])
+    return [m.skip for m in discover_file(target, path, select_operators(["view_to_copy"])).mutants]
+
+
+OPS = ("def normalised(t):\n    return t / t.sum()\n\n"
+       "def zeroed(t):\n    t.zero_()\n    return t\n")
+
+
+@pytest.mark.parametrize("importing", [
+    "from .ops import normalised\n",  # relative
+    "from pkg.ops import normalised\n",  # absolute, inside the package
+    "from pkg import normalised\n",  # re-exported by the package's __init__
+    "from . import ops as _ops\nfrom .ops import normalised\n",
+])
+def test_a_view_only_read_by_a_function_of_another_file_of_the_package_is_suppressed(tmp_path, importing):
+    path = package(tmp_path, {"pkg/__init__.py": "from .ops import normalised\n", "pkg/ops.py": OPS,
+                              "pkg/code.py": importing + "\ndef f(x, n):\n    return normalised(x[:n]).sum()\n"})
+    found = skips_of(path)
+    assert found and all(skip and "view_only_read" in skip for skip in found), found
+
+
+@pytest.mark.parametrize("code", [
+    "from .ops import zeroed\n\ndef f(x, n):\n    zeroed(x[:n])\n    return x\n",  # it writes its parameter
+    "from other.ops import normalised\n\ndef f(x, n):\n    return normalised(x[:n]).sum()\n",  # another package
+    "from .missing import normalised\n\ndef f(x, n):\n    return normalised(x[:n]).sum()\n",  # not found
+    "try:\n    from .ops import normalised\nexcept ImportError:\n    from other.ops import normalised\n\n"
+    "def f(x, n):\n    return normalised(x[:n]).sum()\n",  # bound twice: which one is not known
+])
+def test_a_view_given_to_a_callee_that_writes_it_or_is_not_the_packages_is_kept(tmp_path, code):
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": OPS, "pkg/code.py": code,
+                              "other/__init__.py": "", "other/ops.py": OPS})
+    found = skips_of(path)
+    assert found and found == [None] * len(found), found
+
+
+def test_a_cached_discovery_is_redone_when_a_callee_file_it_read_changes(tmp_path):
+    from teeth.discovery_cache import DiscoveryCache
+
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": OPS,
+                              "pkg/code.py": "from .ops import normalised\n\ndef f(x, n):\n"
+                                             "    return normalised(x[:n]).sum()\n"})
+    target = Target(name="t", root=path.parent, files=[path], tests=["tests"])
+    cache, operators = DiscoveryCache(tmp_path / "cache"), select_operators(["view_to_copy"])
+    assert all(m.skip for m in cache.discover(target, operators).mutants)
+    (tmp_path / "pkg" / "ops.py").write_text(OPS.replace("return t / t.sum()", "t.zero_()\n    return t.sum()"))
+    again = cache.discover(target, operators)
+    assert cache.hits == 0 and again.mutants and all(m.skip is None for m in again.mutants)
+
+
+def test_a_callees_effects_do_not_depend_on_the_depth_it_was_first_reached_at(tmp_path):
+    chain = "".join(f"def {a}(t):\n    return {b}(t)\n\n" for a, b in zip("abcd", "bcde")) + \
+        "def e(t):\n    return t.sum()\n\n"
+    source = chain + ("def deep(x, n):\n    return a(x[:n]).item()\n\n"  # a -> b -> c -> d -> e: too deep to see
+                      "def shallow(x, n):\n    return c(x[:n]).item()\n")  # c -> d -> e: seen, whatever came first
+    found = {m.function: m.skip for m in discovered(tmp_path, source, ["view_to_copy"])}
+    assert found["deep"] is None and found["shallow"] and "view_only_read" in found["shallow"], found

@@ -29,8 +29,14 @@ def rule_reason(*rules: Rule) -> str:
 class EquivalenceRules:
     """The rules over one parsed file; `reason(node, replacement, operator)` for each mutant found in it."""
 
-    def __init__(self, wrapper: MetadataWrapper, contiguous_decorators: list[str] | tuple[str, ...] = ()):
-        self.ctx = Context(Flow(wrapper, contiguous_decorators))
+    def __init__(self, wrapper: MetadataWrapper, contiguous_decorators: list[str] | tuple[str, ...] = (),
+                 path=None):
+        self.ctx = Context(Flow(wrapper, contiguous_decorators), path)
+
+    @property
+    def files_read(self) -> dict[str, str]:
+        """The other files of the package the rules read (path -> sha256): a cached discovery depends on them."""
+        return dict(self.ctx.callees.files)
 
     def reason(self, node: cst.CSTNode, replacement: cst.CSTNode, operator) -> str | None:
         """Why the mutant of `operator` (an Operator, naming its rules) is equivalent, or None."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from teeth.equivalence.base import Context, Mutation, Rule, rule
-from teeth.equivalence.effects import base_of, is_fresh, storage_root
+from teeth.equivalence.effects import storage_root
 from teeth.equivalence.flow import assigned_value, uses
 from teeth.equivalence.reads import DEPTH
 
@@ -54,6 +54,31 @@ class ViewOnlyRead(Rule):
         "from elsewhere import k\n\ndef f(x, c, n):\n    c = c.unsqueeze(0)\n    k[(1,)](x, c, x, n)\n    return x\n",
     )
 
+    # a function of the package only reads the view, or lets it reach only its result (derived from its body)
+    suppresses += (
+        "def normalised(t):\n    return t / t.sum()\n\ndef f(x, n):\n    rows = x[:n]\n    return normalised(rows)\n",
+        "def checked(t):\n    if t.dim() != 2:\n        raise ValueError('2-D')\n    return t\n\n"
+        "def f(x, n):\n    rows = checked(x[:n])\n    return rows.sum()\n",  # returned by it, then only read
+        "def f(x, n, size):\n    out = x[:n]\n    if out.shape[0] == size:\n        return out.sum()\n"
+        "    out = torch.zeros(size)\n    out[0] = 1\n    return out\n",  # the name's next value is another tensor
+        "def f(x, n, b):\n    out = torch.zeros(b, n)\n    for i in range(b):\n        row = x[i, :n]\n"
+        "        out[i] = row\n    return out\n",  # a tensor's item assignment copies the row
+        "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x, n):\n    return normalised(eps=0.1, t=x[:n])\n",
+    )
+    keeps += (
+        "def fill(t):\n    t.zero_()\n\ndef f(x, n):\n    fill(x[:n])\n    return x\n",  # it writes the view
+        "def checked(t):\n    return t\n\ndef f(x, n):\n    return checked(x[:n])\n",  # returned on to the caller
+        "def g(t):\n    helper(t)\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # hands it to an unknown callee
+        "@wraps\ndef g(t):\n    return t.sum()\n\ndef f(x, n):\n    return g(x[:n])\n",  # decorated: not its body
+        "KEEP = []\n\ndef g(t):\n    KEEP.append(t)\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # stores it
+        "def g(t, k):\n    return g(t, k - 1) if k else t.sum()\n\ndef f(x, n):\n    return g(x[:n], 2)\n",
+        "def g(*ts):\n    ts[0].zero_()\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # starred: not told apart
+        "def f(x, n, size):\n    out = x[:n]\n    if size:\n        out = torch.zeros(size)\n    out[0] = 1\n"
+        "    return x\n",  # on one path the write reaches the view
+        "def f(x, n, b):\n    out = [None] * b\n    for i in range(b):\n        out[i] = x[i, :n]\n    return out\n",  # a list
+        "def sum(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return sum(x[:n]).item()\n",  # not torch's
+    )
+
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         root = storage_root(mutant.node)
         if not isinstance(root, cst.Name) or root is mutant.node or \
@@ -73,12 +98,14 @@ class ViewReadAtOnce(Rule):
         "def f(x, order):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
         "def f(x, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
         "def f(x, n):\n    while x[:n].sum() > 0:\n        x = helper(x)\n    return x\n",
+        "def scaled(t, k):\n    return t * k\n\ndef f(x, n):\n    x[0] = 1\n    y = scaled(x[:n], 2)\n    return y\n",
     )
     keeps = (
         "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
         "def f(x, n):\n    helper(x[:n])\n",  # an unknown callee may write through it
         "def f(x, n):\n    return x[:n] + x.add_(1)\n",  # the base written after the view is made, then read
         "def f(x, n):\n    return x[:n] + helper(x)\n",  # an unknown callee in the same statement
+        "def zero(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return x[:n].sum() + zero(x).sum()\n",
         "def f(x, n):\n    x += x[:n]\n",  # read while its base is written in place
         "def f(x, n):\n    torch.add(x[:n], 1, out=x)\n",  # out= writes the base while the view is read
         "def f(x, n):\n    rows = x[:n]\n    helper(x)\n    return rows.sum()\n",  # named: read later
@@ -111,9 +138,22 @@ class ViewOfFresh(Rule):
         "def f(x, out):\n    return torch.cat([x, x], out=out)[:2]\n",  # out= returns the caller's tensor
     )
 
+    suppresses += (  # a function of the package whose every return is a new tensor
+        "def scaled(p):\n    return p * 2\n\ndef f(p):\n    return scaled(p).view(-1)\n",
+        "def lifted(p):\n    out = torch.cat([p, p])\n    out = out.reshape(2, -1)\n    return out.float()\n\n"
+        "def f(p):\n    return lifted(p).view(-1)\n",
+    )
+    keeps += (
+        "def same(p):\n    return p\n\ndef f(p):\n    return same(p).view(-1)\n",  # it returns its argument
+        "def kept(p):\n    out = p * 2\n    KEEP.append(out)\n    return out\n\ndef f(p):\n"
+        "    return kept(p).view(-1)\n",  # something else holds its result
+        "def maybe(p, c):\n    if c:\n        return p\n    return p * 2\n\ndef f(p, c):\n"
+        "    return maybe(p, c).view(-1)\n",  # one return is its argument
+    )
+
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         root = storage_root(mutant.node)
-        return root is not mutant.node and is_fresh(root)
+        return root is not mutant.node and ctx.reads.fresh(root)
 
 
 @rule
@@ -148,7 +188,7 @@ class ReturnedViewOfFreshLocal(Rule):
         for assignment in scope.assignments[root.value]:
             statement = flow.parent(assignment.node)
             if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget) or \
-                    not is_fresh(flow.parent(statement).value):
+                    not ctx.reads.fresh(flow.parent(statement).value):
                 return False
         for use in uses(scope, root.value):
             if flow.within(use.node, {id(node)}):
@@ -207,74 +247,4 @@ class ViewOfFreshLocal(Rule):
         statement = flow.statement(node)
         if not isinstance(statement, cst.Return) and assigned_value(statement, base.value) is None:
             return False  # the old value stays reachable under its name
-        return sole_before(ctx, base.value, statement, node, DEPTH)
-
-
-def sole_before(ctx: Context, name: str, statement, view, depth: int) -> bool:
-    """Is the value `name` holds at `statement` fresh and held by nothing else? Walks back through its block."""
-    flow = ctx.flow
-    line = flow.parent(statement)
-    block = flow.parent(line)
-    if depth <= 0 or not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
-            not isinstance(block, cst.IndentedBlock):
-        return False
-    scope = flow.function_scope(statement)
-    if scope is None or name not in scope.assignments or any(a.scope is not scope for a in scope.assignments[name]):
-        return False  # not a local of this function (a global, a closure's)
-    found = uses(scope, name)
-    if any(use.scope is not scope for use in found):
-        return False  # a nested function or comprehension sees it
-    inside = {id(view)} if view is not None else set()
-    for access in found:  # the other uses in the view's own statement only read it
-        if flow.within(access.node, {id(statement)}) and not flow.within(access.node, inside) and \
-                not ctx.reads.only_read(access.node, set(), DEPTH, bind=False):
-            return False
-    body = list(block.body)
-    for earlier in reversed(body[:body.index(line)]):
-        if not isinstance(earlier, cst.SimpleStatementLine):
-            if any(isinstance(n, cst.Name) and n.value == name for n in _walk(earlier)):
-                return False  # used or bound on some path only
-            continue
-        for small in earlier.body:
-            made = assigned_value(small, name)
-            if made is not None:
-                if is_fresh(made):
-                    return True
-                rebased = storage_root(made)
-                return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
-                    sole_before(ctx, name, small, made, depth - 1)
-            if not only_written_into(ctx, small, name):
-                return False
-    return False  # a parameter, or made in another block
-
-
-def only_written_into(ctx: Context, statement, name: str) -> bool:
-    """Does `statement` use `name` only to write into it (`name[i] = v`, `name.fill_(v)`, a kernel storing into it)
-    or to read it?"""
-    flow = ctx.flow
-    for use in _walk(statement):
-        if not (isinstance(use, cst.Name) and use.value == name):
-            continue
-        parent = flow.parent(use)
-        if isinstance(parent, cst.Attribute) and parent.attr is use:
-            continue  # an attribute called `name`
-        if isinstance(parent, cst.Subscript) and parent.value is use and flow.assigned_to(parent) is not None:
-            continue  # `name[i] = v`
-        if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value.endswith("_") and \
-                isinstance(statement, cst.Expr) and statement.value is flow.parent(parent):
-            holder = statement.value
-            if not any(isinstance(n, cst.Name) and n.value == name for a in holder.args for n in _walk(a)):
-                continue  # `name.fill_(v)`: in place, the result dropped
-        if isinstance(parent, cst.Arg) and isinstance(statement, cst.Expr) and \
-                statement.value is flow.parent(parent) and flow.launched(statement.value) is not None:
-            continue  # `kernel[grid](name, ...)`: the kernel of this file writes into it, or reads it
-        if ctx.reads.only_read(use, set(), DEPTH, bind=False):
-            continue
-        return False
-    return True
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+        return ctx.reads.sole_before(base.value, statement, node, DEPTH)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from teeth.equivalence.callees import Callees
 from teeth.equivalence.flow import Flow
 from teeth.equivalence.reads import Reads
 
@@ -21,9 +22,12 @@ class Mutation:
 class Context:
     """One parsed file's analyses, shared by every rule that judges a mutant of it."""
 
-    def __init__(self, flow: Flow):
+    def __init__(self, flow: Flow, path=None):
         self.flow = flow
-        self.reads = Reads(flow)
+        self.callees = Callees(path)  # the package's functions, read from their files
+        self.reads = Reads(flow, self.callees)
+        if path is not None:
+            self.callees.add(path, flow, self.reads)
 
 
 class Rule:

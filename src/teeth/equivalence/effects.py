@@ -41,11 +41,12 @@ FUNCTIONS: dict[str, Effect] = {
                    "cumsum cumprod index_select gather masked_select nonzero repeat_interleave argsort sort topk "
                    "flip sum mean prod amax amin max min exp log log2 sqrt rsqrt abs sigmoid tanh softmax "
                    "log_softmax dot outer maximum minimum clamp add sub mul div pow norm cdist neg square linear "
-                   "silu gelu relu searchsorted bucketize unique bincount diff"),
-    **_rows(SCALAR, "allclose isclose equal any all argmax argmin isnan isinf isfinite "
-                    "len isinstance float int bool str repr print"),
+                   "silu gelu relu searchsorted bucketize unique bincount diff pad fold unfold interpolate grid_sample "
+                   "affine_grid conv1d conv2d conv3d"),
+    **_rows(SCALAR, "allclose isclose equal any all argmax argmin isnan isinf isfinite is_floating_point is_tensor "
+                    "len isinstance type id hasattr callable float int bool str repr print"),
     # a view of (or the same tensor as) the first argument
-    **_rows(ALIAS, "narrow select as_strided transpose permute movedim diagonal"),
+    **_rows(ALIAS, "narrow select as_strided transpose permute movedim diagonal as_tensor asarray"),
     **_rows(ALIAS_KEEPS, "squeeze unsqueeze flatten reshape"),
 }
 # F.dropout(x, training=False) and friends return x itself: an alias, as any call that may hand its argument back.
@@ -56,7 +57,8 @@ METHODS: dict[str, Effect] = {
                    "nonzero sum mean prod amax amin max min norm std var cumsum cumprod exp log sqrt rsqrt abs neg "
                    "sigmoid tanh pow add sub mul div square clamp eq ne lt le gt ge index_select gather "
                    "masked_select masked_fill index_add index_copy scatter scatter_add scatter_reduce softmax "
-                   "log_softmax argsort argmax argmin flip"),
+                   "log_softmax argsort argmax argmin flip unique round floor ceil trunc frac reciprocal sin cos "
+                   "log1p expm1 remainder fmod floor_divide logical_not logical_and logical_or cross"),
     **_rows(SCALAR, "any all isnan isfinite allclose equal size dim numel nelement item tolist is_contiguous stride "
                     "storage_offset data_ptr element_size"),
     **_rows(ALIAS, "narrow select as_strided transpose permute expand expand_as t unfold diagonal movedim "

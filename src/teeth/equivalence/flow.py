@@ -40,11 +40,22 @@ def assigned_value(statement: cst.CSTNode | None, name: str) -> cst.BaseExpressi
     return None
 
 
+def _bound_names(target: cst.CSTNode):
+    """The names an assignment target binds: `a`, `a, (b, *c)`; never those of `a[i]` or `a.b` (stored into)."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _bound_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _bound_names(target.value)
+
+
 def binds(node: cst.CSTNode, name: str) -> bool:
     """Does `node` (a statement) bind `name` anywhere in it, nested functions aside?"""
     for n in walk(node):
         if isinstance(n, (cst.Assign,)):
-            if any(isinstance(t, cst.Name) and t.value == name for a in n.targets for t in walk(a.target)):
+            if any(t.value == name for a in n.targets for t in _bound_names(a.target)):
                 return True
         elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
             if any(isinstance(t, cst.Name) and t.value == name for t in walk(n.target)):

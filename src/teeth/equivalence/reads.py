@@ -8,8 +8,8 @@ import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
-    method_effect
-from teeth.equivalence.flow import Flow, uses
+    is_fresh, method_effect, storage_root
+from teeth.equivalence.flow import Flow, assigned_value, uses
 
 DEPTH = 12  # how many bindings a value is followed through
 
@@ -17,15 +17,60 @@ _READ_PARENTS = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Co
                  cst.While, cst.Assert, cst.FormattedStringExpression, cst.Index, cst.Slice)
 
 
-def _reads_only(call: cst.Call) -> bool:
-    """A function call that writes none of its arguments and returns a new value (fresh or scalar)."""
+def _reads_only(call: cst.Call, callees=None, flow: Flow | None = None) -> bool:
+    """A function call that writes none of its arguments and returns a new value (fresh or scalar); a bare name that
+    is a function of the package is judged by its own body (`read_by_callee`), not by the torch row of that name."""
+    if callees is not None and isinstance(call.func, cst.Name) and callees.function(flow, call) is not None:
+        return False
     row = function_effect(call)
     return row is not None and row.result != "alias" and not has_out(call)
 
 
 class Reads:
-    def __init__(self, flow: Flow):
+    """The questions about one file; `callees` resolves calls to functions of the target's package (None: every such
+    call is unknown); with `returns_of` (a function), a `return` of that function counts as a read: the value reaches
+    its result, whose uses its callers judge."""
+
+    def __init__(self, flow: Flow, callees=None, returns_of: cst.FunctionDef | None = None):
         self.flow = flow
+        self.callees = callees
+        self.returns_of = returns_of
+
+    def fresh(self, expr: cst.BaseExpression) -> bool:
+        """Is `expr` a new tensor nothing else holds: a torch call that makes one, or a call of a function of the
+        package whose every return does?"""
+        if not self._own_function(expr):
+            return is_fresh(expr)
+        effects = self.callees.effects(self.flow, expr)
+        return effects is not None and effects.fresh and not has_out(expr)
+
+    def _own_function(self, call: cst.CSTNode) -> bool:
+        """Is `call` a call of a bare name bound to a function of the package (which shadows a torch name)?"""
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and self.callees is not None and \
+            self.callees.function(self.flow, call) is not None
+
+    def read_by_callee(self, call: cst.Call, arg: cst.Arg, seen: set | None = None, depth: int = 0,
+                       bind: bool = True) -> bool:
+        """`f(..., x, ...)` with `f` a function of the package that only reads that parameter, or lets it reach only
+        its result, which is only read here (`seen`, `depth`: that check's; depth 0 skips it)."""
+        if self.callees is None:
+            return False
+        effects = self.callees.effects(self.flow, call)
+        param = self.callees.parameter(self.flow, call, arg, effects) if effects is not None else None
+        if param is None:
+            return False
+        if param in effects.read:
+            return True
+        return depth > 0 and param in effects.returned and self.only_read(call, seen, depth - 1, bind)
+
+    def _returned_here(self, node: cst.Return) -> bool:
+        """Is `node` a return of `returns_of` itself (not of a function nested in it)?"""
+        if self.returns_of is None:
+            return False
+        parent = self.flow.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            parent = self.flow.parent(parent)
+        return parent is self.returns_of
 
     def only_read(self, node: cst.CSTNode, seen: set, depth: int, bind: bool = True) -> bool:
         """Is the value of `node` only read where it goes? With `bind` False it must also never be bound to a name."""
@@ -34,6 +79,8 @@ class Reads:
             return False
         parent = flow.parent(node)
         if isinstance(parent, _READ_PARENTS):
+            return True
+        if isinstance(parent, cst.Return) and self._returned_here(parent):
             return True
         if isinstance(parent, cst.AugAssign):
             return parent.target is not node  # `rows += 1` writes rows in place
@@ -58,20 +105,23 @@ class Reads:
             return self.only_read(parent, seen, depth - 1, bind)  # indexing: a view, or a copy
         if isinstance(parent, cst.Arg):
             call = flow.parent(parent)
-            if not isinstance(call, cst.Call) or parent.star or (parent.keyword and parent.keyword.value == "out"):
+            if not isinstance(call, cst.Call) or parent.star == "**" or (parent.keyword and parent.keyword.value == "out"):
                 return False
-            if _reads_only(call):
-                return True
-            row = function_effect(call)
+            if _reads_only(call, self.callees, self.flow):
+                return True  # `*rows` too: each element is read
+            if parent.star:
+                return False
+            row = function_effect(call) if not self._own_function(call) else None
             if row is not None and row.result == "alias" and call.args and call.args[0] is parent:
                 return self.only_read(call, seen, depth - 1, bind)  # torch.narrow(rows, ...): another view
-            return self.read_by_fresh_receiver(call) or self.read_by_kernel(call, parent)
+            return self.read_by_fresh_receiver(call) or self.read_by_kernel(call, parent) or \
+                self.read_by_callee(call, parent, seen, depth, bind)
         if isinstance(parent, cst.Element):
             container = flow.parent(parent)
             holder = flow.parent(container)
             if isinstance(container, (cst.List, cst.Tuple)) and isinstance(holder, cst.Arg) and not holder.star:
                 call = flow.parent(holder)
-                if isinstance(call, cst.Call) and _reads_only(call) and not (
+                if isinstance(call, cst.Call) and _reads_only(call, self.callees, self.flow) and not (
                         holder.keyword and holder.keyword.value == "out"):
                     return True
             if isinstance(container, cst.Tuple) and isinstance(holder, cst.Assign) and bind:
@@ -83,6 +133,8 @@ class Reads:
         if isinstance(parent, cst.CompFor) and parent.iter is node:
             target = parent.target  # the elements are bound to the comprehension's name: each must be only read
             return isinstance(target, cst.Name) and self.name_only_read(target, set(), seen, depth - 1)
+        if isinstance(parent, cst.Assign) and parent.value is node and self.copied_into(parent):
+            return True
         if isinstance(parent, cst.Assign) and parent.value is node and bind:
             targets = [t.target for t in parent.targets]
             if all(isinstance(t, cst.Name) for t in targets):
@@ -106,7 +158,7 @@ class Reads:
             for comp_for in fors:  # its values are the iterable's elements: nothing may write those either
                 if not self._iterable_only_read(comp_for, seen, depth - 1):
                     return False
-        key = (id(scope), name.value)
+        key = (id(scope), name.value, id(after))  # each binding followed is checked once
         if key in seen:
             return True  # already being checked: every use is looked at once
         seen.add(key)
@@ -116,6 +168,9 @@ class Reads:
         for use in uses(scope, name.value):  # a nested function's use counts like any other: only a read is fine
             if flow.within(use.node, inside) or (after is not None and flow.runs_before(use.node, after)):
                 continue
+            reaching = flow.reaching(use.node) if after is not None and isinstance(use.node, cst.Name) else None
+            if reaching is not None and reaching.statement is not None and reaching.statement is not after:
+                continue  # on every path another binding reaches this use: it cannot see the value followed
             if not isinstance(use.node, cst.Name) or not self.only_read(use.node, seen, depth):
                 return False
         return True
@@ -158,6 +213,25 @@ class Reads:
                 return False
         return True
 
+    def copied_into(self, assign: cst.Assign) -> bool:
+        """`out[i] = value` with `out` a local only ever bound to a new tensor: a tensor's item assignment copies
+        the value's elements (a list's would keep the value itself)."""
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Subscript):
+            return False
+        base = assign.targets[0].target.value
+        reaching = self.flow.reaching(base) if isinstance(base, cst.Name) else None
+        if reaching is not None and isinstance(reaching.value, cst.Call) and is_fresh(reaching.value):
+            return True  # the binding that reaches the assignment makes a new tensor
+        scope = self.flow.function_scope(base) if isinstance(base, cst.Name) else None
+        if scope is None or base.value not in scope.assignments:
+            return False
+        for assignment in scope.assignments[base.value]:
+            statement = self.flow.parent(assignment.node)
+            value = self.flow.parent(statement).value if isinstance(statement, cst.AssignTarget) else None
+            if assignment.scope is not scope or not isinstance(value, cst.Call) or not is_fresh(value):
+                return False  # a torch call that makes a tensor; arithmetic could be a list's `[None] * n`
+        return True
+
     def read_by_kernel(self, call: cst.Call, arg: cst.Arg) -> bool:
         """`kernel[grid](..., x, ...)` with the kernel defined in this file and never storing into that parameter."""
         kernel = self.flow.launched(call)
@@ -196,12 +270,76 @@ class Reads:
             parent = flow.parent(container)
         if isinstance(parent, cst.Arg) and not parent.star:
             call = flow.parent(parent)
-            return isinstance(call, cst.Call) and _reads_only(call)
+            return isinstance(call, cst.Call) and (_reads_only(call, self.callees, self.flow) or
+                                                   self.read_by_callee(call, parent))
         return False
 
-    @staticmethod
-    def writes_nothing(part: cst.CSTNode | None) -> bool:
-        """Does evaluating `part` call only functions and methods that write no tensor?"""
+    def sole_before(self, name: str, statement, view, depth: int) -> bool:
+        """Is the value `name` holds at `statement` fresh and held by nothing else? Walks back through its block."""
+        flow = self.flow
+        line = flow.parent(statement)
+        block = flow.parent(line)
+        if depth <= 0 or not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
+                not isinstance(block, cst.IndentedBlock):
+            return False
+        scope = flow.function_scope(statement)
+        if scope is None or name not in scope.assignments or any(a.scope is not scope for a in scope.assignments[name]):
+            return False  # not a local of this function (a global, a closure's)
+        found = uses(scope, name)
+        if any(use.scope is not scope for use in found):
+            return False  # a nested function or comprehension sees it
+        inside = {id(view)} if view is not None else set()
+        for access in found:  # the other uses in the view's own statement only read it
+            if flow.within(access.node, {id(statement)}) and not flow.within(access.node, inside) and \
+                    not self.only_read(access.node, set(), DEPTH, bind=False):
+                return False
+        body = list(block.body)
+        for earlier in reversed(body[:body.index(line)]):
+            if not isinstance(earlier, cst.SimpleStatementLine):
+                if any(isinstance(n, cst.Name) and n.value == name for n in _walk(earlier)):
+                    return False  # used or bound on some path only
+                continue
+            for small in earlier.body:
+                made = assigned_value(small, name)
+                if made is not None:
+                    if self.fresh(made):
+                        return True
+                    rebased = storage_root(made)
+                    return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
+                        self.sole_before(name, small, made, depth - 1)
+                if not self.only_written_into(small, name):
+                    return False
+        return False  # a parameter, or made in another block
+
+
+    def only_written_into(self, statement, name: str) -> bool:
+        """Does `statement` use `name` only to write into it (`name[i] = v`, `name.fill_(v)`, a kernel storing into it)
+        or to read it?"""
+        flow = self.flow
+        for use in _walk(statement):
+            if not (isinstance(use, cst.Name) and use.value == name):
+                continue
+            parent = flow.parent(use)
+            if isinstance(parent, cst.Attribute) and parent.attr is use:
+                continue  # an attribute called `name`
+            if isinstance(parent, cst.Subscript) and parent.value is use and flow.assigned_to(parent) is not None:
+                continue  # `name[i] = v`
+            if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value.endswith("_") and \
+                    isinstance(statement, cst.Expr) and statement.value is flow.parent(parent):
+                holder = statement.value
+                if not any(isinstance(n, cst.Name) and n.value == name for a in holder.args for n in _walk(a)):
+                    continue  # `name.fill_(v)`: in place, the result dropped
+            if isinstance(parent, cst.Arg) and isinstance(statement, cst.Expr) and \
+                    statement.value is flow.parent(parent) and flow.launched(statement.value) is not None:
+                continue  # `kernel[grid](name, ...)`: the kernel of this file writes into it, or reads it
+            if self.only_read(use, set(), DEPTH, bind=False):
+                continue
+            return False
+        return True
+
+    def writes_nothing(self, part: cst.CSTNode | None) -> bool:
+        """Does evaluating `part` call only functions and methods that write no tensor (a function of the package:
+        none of the tensors it is given)?"""
         if part is None:
             return False
         stack = [part]
@@ -210,8 +348,22 @@ class Reads:
             stack.extend(node.children)
             if not isinstance(node, cst.Call):
                 continue
+            if self._own_function(node):
+                if not self._writes_no_argument(node):
+                    return False
+                continue
             row = call_effect(node)
             if has_out(node) or row is None or row.writes_receiver:
+                return False
+        return True
+
+    def _writes_no_argument(self, call: cst.Call) -> bool:
+        effects = self.callees.effects(self.flow, call)
+        if effects is None:
+            return False
+        for arg in call.args:
+            param = self.callees.parameter(self.flow, call, arg, effects)
+            if param is None or param not in effects.returned:
                 return False
         return True
 
@@ -226,3 +378,9 @@ def _unpacked_to(assign: cst.Assign, value: cst.Tuple, element: cst.Element) -> 
     index = next(i for i, e in enumerate(value.elements) if e is element)
     bound = target.elements[index]
     return bound.value if isinstance(bound, cst.Element) and isinstance(bound.value, cst.Name) else None
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)

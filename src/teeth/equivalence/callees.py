@@ -1,0 +1,252 @@
+"""A called function's own effects, from its body: which arguments it only reads, which only reach its result, and
+whether its result is a new tensor nothing else holds.
+
+The callee is a plain function of the target's package: defined at the top of the mutated file, or of another file
+of the same package reached through `from ... import` (relative or absolute, re-exports followed). Its effects are
+derived with the same analysis the rules use on the mutated function (`Reads`), so a callee that hands a parameter to
+an unknown function, stores it, writes it in place or lets a closure capture it does not only read it. Decorated
+functions, methods, `*args` and anything not resolved statically are unknown callees. Each file read is recorded
+(path and digest), so a cached discovery is redone when one changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from teeth.equivalence.effects import storage_root
+from teeth.equivalence.flow import Flow
+from teeth.equivalence.reads import DEPTH, Reads
+
+HOPS = 6  # re-exports followed from an import to the definition
+NESTING = 4  # callees analysed within callees
+
+
+@dataclass(frozen=True)
+class CalleeEffects:
+    params: tuple[str, ...]  # the positional parameters, in order
+    read: frozenset[str]  # only read: never written, stored, captured or returned
+    returned: frozenset[str]  # only read, or reach the result (returned, or a view of them is)
+    fresh: bool  # every return gives a new tensor that nothing else holds
+
+
+def package_root(path: Path) -> Path | None:
+    """The folder of the outermost package that holds `path` (folders with an `__init__.py`), or None."""
+    folder, root = path.parent, None
+    while (folder / "__init__.py").is_file():
+        root, folder = folder, folder.parent
+    return root
+
+
+class Callees:
+    """The callees one discovery can see: files of one package, parsed once, their functions' effects memoised."""
+
+    def __init__(self, path: Path | None):
+        self.root = package_root(Path(path).resolve()) if path is not None else None
+        self.files: dict[str, str] = {}  # path -> sha256 of every other file read
+        self._modules: dict[Path, tuple[Flow, Reads] | None] = {}
+        self._effects: dict[int, CalleeEffects | None] = {}
+        self._active: set[int] = set()
+        self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
+        self.flows: dict[int, Path] = {}
+
+    def add(self, path: Path, flow: Flow, reads: Reads) -> None:
+        """The mutated file itself: its own functions are callees too (never re-read from disk)."""
+        self._modules[Path(path).resolve()] = (flow, reads)
+        self.flows[id(flow)] = Path(path).resolve()
+
+    # -- resolving a call to a definition ------------------------------------------------------------------------
+
+    def function(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads] | None:
+        """The plain function `call` calls, with the analysis of its file; None when it cannot be told."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        scope = flow.scopes.get(call.func)
+        if scope is None:
+            return None
+        found = list(scope[call.func.value])
+        if len(found) != 1:
+            return None
+        module, node = self.flows.get(id(flow)), getattr(found[0], "node", None)  # a builtin has no node
+        return self._definition(module, node, call.func.value, HOPS) if module and node is not None else None
+
+    def _definition(self, module: Path, node: cst.CSTNode, name: str, hops: int):
+        loaded = self._modules.get(module)
+        if loaded is None or hops <= 0:
+            return None
+        flow, reads = loaded
+        if isinstance(node, cst.FunctionDef):
+            if node.decorators or not isinstance(flow.parent(node), cst.Module) or \
+                    node.asynchronous is not None:
+                return None
+            return node, reads
+        if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            alias = next((a for a in node.names if (a.asname.name.value if a.asname else
+                                                    _dotted(a.name)) == name), None)
+            if alias is None:
+                return None
+            target = self._module_file(module, node)
+            if target is None or self._load(target) is None:
+                return None
+            return self._top_level(target, _dotted(alias.name), hops - 1)
+        return None
+
+    def _top_level(self, module: Path, name: str, hops: int):
+        flow, _ = self._modules[module]
+        bound = [s for s in flow.module.body if _binds_at_top(s, name)]
+        if len(bound) != 1:
+            return None  # not defined here, or defined twice (a try/except import, a redefinition)
+        statement = bound[0]
+        if isinstance(statement, cst.SimpleStatementLine):
+            smalls = [s for s in statement.body if _binds_anywhere(s, name)]
+            node = smalls[0] if len(smalls) == 1 else None
+        else:
+            node = statement  # a function; anything else (a class, a compound statement) is not a plain function
+        return self._definition(module, node, name, hops) if node is not None else None
+
+    def _module_file(self, module: Path, node: cst.ImportFrom) -> Path | None:
+        if self.root is None:
+            return None
+        dotted = _dotted(node.module) if node.module is not None else ""
+        if node.relative:
+            folder = module.parent
+            for _ in range(len(node.relative) - 1):
+                folder = folder.parent
+            parts = [p for p in dotted.split(".") if p]
+        else:
+            parts = dotted.split(".")
+            if parts[0] != self.root.name:
+                return None  # another package: its code is not the target's
+            folder, parts = self.root, parts[1:]
+        base = folder.joinpath(*parts)
+        for candidate in (base.with_suffix(".py") if parts else None, base / "__init__.py"):
+            if candidate is not None and candidate.is_file():
+                resolved = candidate.resolve()
+                return resolved if self.root in resolved.parents else None
+        return None
+
+    def _load(self, path: Path):
+        if path not in self._modules:
+            self._modules[path] = None
+            try:
+                text = path.read_bytes()
+                wrapper = MetadataWrapper(cst.parse_module(text))
+            except (OSError, cst.ParserSyntaxError, UnicodeDecodeError, RecursionError):
+                return None
+            self.files[str(path)] = hashlib.sha256(text).hexdigest()
+            flow = Flow(wrapper)
+            reads = Reads(flow, self)
+            self._modules[path] = (flow, reads)
+            self.flows[id(flow)] = path
+        return self._modules[path]
+
+    # -- what a definition does to its arguments -----------------------------------------------------------------
+
+    def effects(self, flow: Flow, call: cst.Call) -> CalleeEffects | None:
+        found = self.function(flow, call)
+        if found is None:
+            return None
+        function, reads = found
+        key = id(function)
+        if key in self._effects:
+            return self._effects[key]
+        if key in self._active or len(self._active) >= NESTING:
+            self._cut += 1
+            return None  # recursion, or too deep: unknown
+        self._active.add(key)
+        cut = self._cut
+        try:
+            found = _derive(function, reads)
+        finally:
+            self._active.discard(key)
+        if self._cut == cut:
+            self._effects[key] = found  # kept only when no callee was cut off: the same from any caller
+        return found
+
+    def parameter(self, flow: Flow, call: cst.Call, arg: cst.Arg, effects: CalleeEffects) -> str | None:
+        """The parameter `arg` of `call` is bound to; None for a starred argument, or one after it."""
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            return arg.keyword.value
+        before = list(call.args)[:list(call.args).index(arg)]
+        if any(a.star or a.keyword is not None for a in before):
+            return None
+        return effects.params[len(before)] if len(before) < len(effects.params) else None
+
+
+def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
+    flow = reads.flow
+    params = function.params
+    positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
+    named = [p.name for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    read, returned = set(), set()
+    for name in named:
+        if reads.name_only_read(name, set(), set(), DEPTH):
+            read.add(name.value)
+        result = Reads(flow, reads.callees, returns_of=function)
+        if result.name_only_read(name, set(), set(), DEPTH):
+            returned.add(name.value)
+    returns = [n for n in _own(function.body) if isinstance(n, cst.Return)]
+    fresh = bool(returns) and all(r.value is not None and _fresh_return(reads, r) for r in returns) and \
+        not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own(function.body))
+    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh)
+
+
+def _fresh_return(reads: Reads, statement: cst.Return) -> bool:
+    value = statement.value
+    if reads.fresh(value):
+        return True
+    root = storage_root(value)
+    if isinstance(root, cst.Name):
+        return reads.sole_before(root.value, statement, value, DEPTH)
+    return not isinstance(root, cst.Name) and root is not value and reads.fresh(root)
+
+
+def _own(node: cst.CSTNode):
+    """The nodes of a function's body, nested functions, classes and lambdas left out."""
+    for child in node.children:
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        yield child
+        yield from _own(child)
+
+
+def _binds_at_top(statement: cst.CSTNode, name: str) -> bool:
+    if isinstance(statement, cst.FunctionDef):
+        return statement.name.value == name
+    if isinstance(statement, (cst.ClassDef,)):
+        return statement.name.value == name
+    if isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
+        return any(_binds_anywhere(n, name) for n in [statement])
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(_binds_anywhere(small, name) for small in statement.body)
+    return False
+
+
+def _binds_anywhere(node: cst.CSTNode, name: str) -> bool:
+    from teeth.equivalence.flow import binds, walk
+
+    if isinstance(node, cst.ImportFrom):
+        if isinstance(node.names, cst.ImportStar):
+            return True  # may bind it: counted, so the name is not taken as defined once
+        return any((a.asname.name.value if a.asname else _dotted(a.name)) == name for a in node.names)
+    if isinstance(node, cst.Import):
+        return any((a.asname.name.value if a.asname else _dotted(a.name).split(".")[0]) == name for a in node.names)
+    return any(isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name for n in walk(node)) or \
+        binds(node, name)
+
+
+def _dotted(expr) -> str:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return f"{_dotted(expr.value)}.{expr.attr.value}"
+    return ""
+
+
+__all__ = ["CalleeEffects", "Callees", "package_root"]
