@@ -151,7 +151,7 @@ class Lab:
             summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
             try:
                 self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
-                                      clock, summary.totals)
+                                      clock, summary.totals, self.notes)
             except sqlite3.OperationalError as exc:
                 if not disk_full(exc):
                     raise

@@ -95,6 +95,12 @@ def m008_kill_matrix(db: sqlite_utils.Database) -> None:
     db["matrix"].create_index(["run_id", "test"], if_not_exists=True)
 
 
+@step
+def m009_run_notes(db: sqlite_utils.Database) -> None:
+    """What a run found about the suite (flaky tests, a selection audit's disagreements), as a JSON list of lines."""
+    _add_columns(db["runs"], {"notes": str})
+
+
 RUN_COLUMNS = ("kind", "op_filter", "operator_filter", "profile_filter", "shard", "mutant_filter")
 
 
