@@ -241,7 +241,8 @@ class Lab:
     def _audit(self, profile: Profile, backend, settled: dict[str, Outcome], coverage: CoverageMap,
                history: KillHistory, by_id: dict) -> None:
         picked = self.audit.pick(list(settled.values()))
-        if not picked:
+        if not picked:  # said all the same: nothing escaped selection because nothing was left to escape it
+            self.audit.judge(profile.name, settled, [], by_id)
             return
         self.progress.stage(f"{profile.name}: audit: {len(picked)} survived or no_coverage mutant(s) against "
                             f"all {len(coverage.durations)} tests")

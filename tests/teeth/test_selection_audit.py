@@ -43,6 +43,15 @@ def test_an_audit_of_a_sound_selection_reports_no_disagreement(project, teeth):
     assert "unsound" not in done.stdout
 
 
+def test_an_audit_with_nothing_to_audit_says_so(project, teeth):
+    root = project("memoised_when_mutated")  # every mutant killed
+    done = teeth("run", "--target", "memo", "--audit", "all", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert {r["status"] for r in results_of(teeth, root)} == {"killed"}
+    assert "audit (cpu): 0 survived or no_coverage mutant(s) run against the whole suite: 0 disagreement(s)" \
+        in done.stdout
+
+
 def test_an_audit_count_that_is_not_a_number_is_refused_in_one_line(project):
     root = project("weak_suite")
     assert_one_line_error(teeth_in_process("run", "--target", "rows", "--audit", "some", cwd=root), "--audit",
