@@ -369,6 +369,8 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
         click.echo(results_json(rows))
     else:
         console.print(results_table(rows))
+    for note in json.loads(run_row.get("notes") or "[]"):  # what the run found: flaky tests, an audit
+        click.echo(note, err=fmt != "table")
 
 
 @main.command()

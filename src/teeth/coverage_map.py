@@ -61,8 +61,9 @@ def check_lines(tests: dict[str, dict], line_counts: dict[str, int]) -> None:
             last = max(lines, default=0)
             if count is not None and last > count:
                 raise LinesPastTheEnd(f"coverage recorded line {last} of {path}, which has {count} lines, for "
-                                      f"{test}: the tests run code coverage.py does not follow (set `concurrency` "
-                                      f"for the target)")
+                                      f"{test}: the tests run code coverage.py does not follow (a greenlet "
+                                      f"switched out of without a call or return, or a concurrency model the "
+                                      f"target's `concurrency` leaves out)")
 
 
 def line_ranges(lines) -> str:

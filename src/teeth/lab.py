@@ -153,7 +153,7 @@ class Lab:
             summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
             try:
                 self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
-                                      clock, summary.totals)
+                                      clock, summary.totals, self.notes)
             except sqlite3.OperationalError as exc:
                 if not disk_full(exc):
                     raise
@@ -286,7 +286,8 @@ class Lab:
     def _audit(self, profile: Profile, backend, settled: dict[str, Outcome], coverage: CoverageMap,
                history: KillHistory, by_id: dict) -> None:
         picked = self.audit.pick(list(settled.values()))
-        if not picked:
+        if not picked:  # said all the same: nothing escaped selection because nothing was left to escape it
+            self.audit.judge(profile.name, settled, [], by_id)
             return
         self.progress.stage(f"{profile.name}: audit: {len(picked)} survived or no_coverage mutant(s) against "
                             f"all {len(coverage.durations)} tests")

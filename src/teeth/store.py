@@ -145,9 +145,11 @@ class Store:
         return [dict(r) for r in self.db["matrix"].rows_where("run_id = ?", [run_id],
                                                                order_by="mutant_id, profile, test")]
 
-    def finish_run(self, run_id: int, status: str, timings: dict, totals: dict) -> None:
-        self.db["runs"].update(run_id, {"status": status, "finished_at": now(),
-                                        "timings": json.dumps(timings), "totals": json.dumps(totals)})
+    def finish_run(self, run_id: int, status: str, timings: dict, totals: dict, notes: list[str] = ()) -> None:
+        """`notes`: what the run found about the suite, shown again by `teeth results`."""
+        self.db["runs"].update(run_id, {"status": status, "finished_at": now(), "timings": json.dumps(timings),
+                                        "totals": json.dumps(totals), "notes": json.dumps(list(notes)) if notes
+                                        else None})
 
     def add_run(self, run: dict, mutants: list[dict], outcomes: list[dict], tests: list[dict], then=None,
                 matrix: list[dict] | None = None) -> int:

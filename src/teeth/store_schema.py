@@ -102,6 +102,12 @@ def m009_outcome_why(db: sqlite_utils.Database) -> None:
         _add_columns(db["outcomes"], {"why": str})
 
 
+@step
+def m010_run_notes(db: sqlite_utils.Database) -> None:
+    """What a run found about the suite (flaky tests, a selection audit's disagreements), as a JSON list of lines."""
+    _add_columns(db["runs"], {"notes": str})
+
+
 RUN_COLUMNS = ("kind", "op_filter", "operator_filter", "profile_filter", "shard", "mutant_filter")
 
 

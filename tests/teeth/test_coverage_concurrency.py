@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from tests.helpers.cli import results_of
 
@@ -27,9 +29,20 @@ def test_lines_past_the_end_of_a_file_are_an_error_naming_the_test(tmp_path):
 def test_a_hook_run_inside_a_greenlet_is_covered_and_its_mutants_killed(project, teeth):
     pytest.importorskip("greenlet")
     root = project("hook_in_greenlet")
-    done = teeth("run", "--target", "hooks", "--audit", "all", cwd=root)
+    done = teeth("run", "--target", "hooks", cwd=root)
     assert done.returncode == 0, done.stderr
     rows = results_of(teeth, root)
-    after_the_switch = [r for r in rows if r["line"] in (6, 7)]  # the lines run after the greenlet is resumed
-    assert after_the_switch and {r["status"] for r in after_the_switch} == {"killed"}, rows
-    assert "0 disagreement(s)" in done.stdout or "audit" not in done.stdout
+    resumed = [r for r in rows if r["line"] in (6, 7)]  # run only after the paused greenlet is switched into again
+    assert resumed and {r["status"] for r in resumed} == {"killed"}, rows
+    assert {r["killed_by"] for r in resumed} == {"tests/test_hooks.py::test_a_hook_run_in_a_greenlet_scales_its_input"}
+
+
+def test_a_greenlet_that_switches_out_by_itself_is_refused_naming_the_test(project, teeth):
+    pytest.importorskip("greenlet")
+    root = project("hook_in_greenlet")
+    done = teeth("run", "--target", "inline", cwd=root)
+    assert done.returncode == 4, done.stderr
+    error = [line for line in done.stderr.splitlines() if line.startswith("teeth: error:")]
+    assert len(error) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert re.search(r"coverage recorded line \d+ of \S+inline\.py, which has 6 lines, for tests/test_hooks\.py::"
+                     r"test_a_hook_that_switches_out_by_itself_shifts_its_input", error[0]), error[0]
