@@ -8,9 +8,10 @@ For each entry the installed package is copied to a temp folder and the replacem
 never written); the package's configured tests (as benchmarks/field_report.py extracted them into OUT/NAME/teeth)
 run against the copy with the config's pytest_args and env: `killed` when a test fails or errors, `survived` when
 all pass. Then teeth's domain mutants of the target are discovered and the one whose mutated module is the hand-made
-one (the same Python AST) is looked up in OUT/NAME.db, field_report.py's latest completed run: its id, operator and
-status. Also counted: the stores into text-keyed items (`d["k"] = v`, `d[f"..."] = v`, a dict literal's name) in
-the modules, and teeth's domain mutants on their lines (none is the goal: a dict item holds no rows).
+one (the same Python AST) is looked up in OUT/NAME.db (field_report.py's run; each mutant's verdict from the latest
+completed run that has it, so `teeth run --mutant ID` can add one made since): its id, operator and status.
+Also counted: the stores into text-keyed items (`d["k"] = v`, `d[f"..."] = v`, a dict literal's name) in the
+modules, and teeth's domain mutants on their lines (none is the goal: a dict item holds no rows).
 
 Exit 0 when every bug model has its mutant with the same verdict; 1 when one has none or they disagree; 2 on bad
 input (a config without bug models, a pattern not found exactly once, no field run to compare with).
@@ -90,7 +91,8 @@ def hand_made(package: dict, bug: dict, tmp: Path) -> tuple[Path, str, int]:
     if source.count(bug["old"]) != 1:
         raise BugsError(f"{bug['module']}: the pattern of {bug['bug']!r} occurs {source.count(bug['old'])} times, "
                         "not once")
-    line = source[:source.index(bug["old"])].count("\n") + 1 + len(bug["old"]) - len(bug["old"].lstrip("\n"))
+    same = len(os.path.commonprefix([bug["old"], bug["new"]]))  # the bug's line: where old and new part
+    line = source[:source.index(bug["old"]) + same].count("\n") + 1
     text = source.replace(bug["old"], bug["new"])
     mutated.write_text(text, encoding="utf-8")
     return original, text, line
@@ -138,10 +140,12 @@ def teeth_side(name: str, config: Path, db: Path) -> tuple[list, dict[str, str]]
     if not db.is_file():
         raise BugsError(f"no field run in {db}: run benchmarks/field_report.py --package {name} first")
     store = Store(db, create=False)
-    run = store.latest_run(name, "completed")
-    if run is None:
+    runs = list(store.db["runs"].rows_where("target = ? and status = ?", [name, "completed"], order_by="id"))
+    if not runs:
         raise BugsError(f"no completed run of {name} in {db}")
-    statuses = {row["mutant"]: row["status"] for row in store.results(run["id"])}
+    statuses: dict[str, str] = {}
+    for run in runs:  # each mutant's latest verdict: a later `teeth run --mutant ID` adds mutants made since
+        statuses.update({row["mutant"]: row["status"] for row in store.results(run["id"])})
     mutants = discover(load_config(str(config)).target(name), select_operators(["domain"])).mutants
     return mutants, statuses
 
