@@ -116,5 +116,7 @@ class IndexRead(Operator):
             Example("rows = t[0]", ()),
             Example("rows = t[:, 1:]", ()),
             Example("v = kwargs['k']", ()),
+            Example("def f(self, data, splits):\n    out = {}\n    for name in splits:\n"
+                    "        out[name] = self.embed(data[name])\n", ()),  # `name` keys a dict: no group's index
             Example("def f(out, y):\n    out[y > 0] = 0\n", ()),
         ]
