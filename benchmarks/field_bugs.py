@@ -1,9 +1,10 @@
 """A field package's bug models applied by hand, beside teeth's mutant of the same change: verdicts side by side.
 
-    python benchmarks/field_bugs.py --package NAME [--out field-report]
+    python benchmarks/field_bugs.py --package NAME [--out field-report] [--only N ...]
 
 Each `[[bug_models]]` entry of benchmarks/field/NAME.toml is one bug written by hand: one exact text replacement
-(`old` -> `new`, which must occur exactly once) in one installed module (`module`), with what it models (`bug`).
+(`old` -> `new`, which must occur exactly once) in one installed module (`module`), with what it models (`bug`)
+and optionally which of the target's tests run on it (`tests`, default all of them).
 For each entry the installed package is copied to a temp folder and the replacement applied there (the install is
 never written); the package's configured tests (as benchmarks/field_report.py extracted them into OUT/NAME/teeth)
 run against the copy with the config's pytest_args and env: `killed` when a test fails or errors, `survived` when
@@ -11,7 +12,8 @@ all pass. Then teeth's domain mutants of the target are discovered and the one w
 one (the same Python AST) is looked up in OUT/NAME.db (field_report.py's run; each mutant's verdict from the latest
 completed run that has it, so `teeth run --mutant ID` can add one made since): its id, operator and status.
 Also counted: the stores into text-keyed items (`d["k"] = v`, `d[f"..."] = v`, a dict literal's name) in the
-modules, and teeth's domain mutants on their lines (none is the goal: a dict item holds no rows).
+modules, and teeth's domain mutants on their lines (none is the goal: a dict item holds no rows); `--census` counts
+them in every module of the installed package (discovery only, no tests).
 
 Exit 0 when every bug model has its mutant with the same verdict; 1 when one has none or they disagree; 2 on bad
 input (a config without bug models, a pattern not found exactly once, no field run to compare with).
@@ -150,23 +152,29 @@ def teeth_side(name: str, config: Path, db: Path) -> tuple[list, dict[str, str]]
     return mutants, statuses
 
 
-def measure(name: str, out: Path, field: Path) -> dict:
+def measure(name: str, out: Path, field: Path, only: list[int] | None = None) -> dict:
     config = field / f"{name}.toml"
     package, target, bugs = load(config)
+    if only:  # the config's bug models N (from 1), e.g. to share the runs between processes
+        bugs = [bug for n, bug in enumerate(bugs, 1) if n in only]
     project = out / name / "teeth"
     if not project.is_dir():
         raise BugsError(f"no tests in {project}: run benchmarks/field_report.py --package {name} first")
     env = dict(package.get("env", {}))
     mutants, statuses = teeth_side(name, project / "teeth.toml", out / f"{name}.db")
-    baseline, line = run_tests(project, target, env, None)
-    print(f"[{name}] unmutated: {line}", flush=True)
-    if baseline != "survived":
-        raise BugsError(f"{name}: the tests fail on the unmutated package: {line}")
+    baselines: set[tuple[str, ...]] = set()
     rows = []
     for bug in bugs:
+        tests = {**target, "tests": bug.get("tests", target["tests"])}  # a model may name its module's own tests
+        if tuple(tests["tests"]) not in baselines:
+            baseline, line = run_tests(project, tests, env, None)
+            print(f"[{name}] unmutated, {' '.join(tests['tests'])}: {line}", flush=True)
+            if baseline != "survived":
+                raise BugsError(f"{name}: the tests fail on the unmutated package: {line}")
+            baselines.add(tuple(tests["tests"]))
         with tempfile.TemporaryDirectory() as tmp:
             original, text, first = hand_made(package, bug, Path(tmp))
-            verdict, summary = run_tests(project, target, env, tmp)
+            verdict, summary = run_tests(project, tests, env, tmp)
         match = next((m for m in mutants if Path(m.path) == original and same_code(m.code, text)), None)
         status = statuses.get(match.id) if match else None
         teeth_verdict = "killed" if status in KILLED else "survived" if status in SURVIVED else status
@@ -185,21 +193,61 @@ def measure(name: str, out: Path, field: Path) -> dict:
             "domain_mutants": len(mutants)}
 
 
+def census(import_name: str) -> dict:
+    """Every module of the installed package: its text-keyed store lines and teeth's domain mutants on them
+    (discovery only, no tests), a wider check than the measured modules."""
+    from teeth.operators import select_operators
+    from teeth.operators.testing import discovered
+
+    operators = select_operators(["domain"])
+    stores, on_them, files = 0, [], 0
+    for path in sorted(module_file(import_name).parent.rglob("*.py")):
+        try:
+            lines = text_keyed_lines(path)
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        if not lines:
+            continue
+        files += 1
+        stores += len(lines)
+        for mutant in discovered(operators, path.read_text(encoding="utf-8")).mutants:
+            if set(range(mutant.line, mutant.end_line + 1)) & lines:
+                on_them.append(f"{path.name}:{mutant.line} {mutant.operator}: {mutant.one_line}")
+    return {"files": files, "text_keyed_store_lines": stores, "domain_mutants_on_them": on_them}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--package", action="append", required=True, help="NAME of benchmarks/field/NAME.toml")
     parser.add_argument("--out", type=Path, default=Path("field-report"), help="field_report.py's --out")
+    parser.add_argument("--census", action="store_true",
+                        help="only count text-keyed stores and domain mutants on them in the whole package")
+    parser.add_argument("--only", type=int, action="append", help="only the config's bug model N (from 1)")
     parser.add_argument("--field", type=Path, default=FIELD, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO / "src"))
     failed = False
     for name in args.package:
+        if args.census:
+            try:
+                package = load(args.field / f"{name}.toml")[0]
+                found = census(package["import"])
+            except BugsError as exc:
+                print(f"field_bugs: {exc}", file=sys.stderr)
+                return BAD_INPUT
+            print(f"[{name}] whole package: {found['files']} files with text-keyed stores, "
+                  f"{found['text_keyed_store_lines']} lines, domain mutants on them: {len(found['domain_mutants_on_them'])}")
+            for line in found["domain_mutants_on_them"]:
+                print(f"[{name}]   {line}")
+            failed |= bool(found["domain_mutants_on_them"])
+            continue
         try:
-            result = measure(name, args.out.resolve(), args.field)
+            result = measure(name, args.out.resolve(), args.field, args.only)
         except BugsError as exc:
             print(f"field_bugs: {exc}", file=sys.stderr)
             return BAD_INPUT
-        (args.out / f"{name}.bugs.json").write_text(json.dumps(result, indent=1))
+        suffix = "".join(f"-{n}" for n in args.only or ())
+        (args.out / f"{name}.bugs{suffix}.json").write_text(json.dumps(result, indent=1))
         failed |= not all(row["agree"] for row in result["bug_models"]) or bool(result["domain_mutants_on_them"])
     return 1 if failed else 0
 
