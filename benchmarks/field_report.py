@@ -1,7 +1,7 @@
 """The field report: teeth (every operator) and mutmut 3.8.1 on installed third-party packages with their own tests.
 
     python benchmarks/field_report.py [--package NAME ...] [--mirror-root /work/.mirror] [--no-mutmut] [--no-teeth]
-                                      [--out DIR] [--jobs 2]
+                                      [--out DIR] [--jobs 2] [--operator domain ...]
 
 Each package is one file benchmarks/field/NAME.toml: a [package] table (what pip installs, pinned; the upstream
 repository and tag its tests come from; the test paths inside that repository; the import name) and a normal teeth
@@ -9,7 +9,8 @@ target [tool.teeth.targets.NAME] whose `modules` are the installed modules mutat
 1. `install` is pip-installed unless already satisfied (torch pinned to the installed version);
 2. its tests are extracted from the local bare mirror of the upstream repository at the tag (`git archive`), with
    every conftest.py above them, into DIR/NAME/teeth/tests/ (one line and exit 2 when the mirror or tag is missing);
-3. `teeth run --config NAME.toml --target NAME --db DIR/NAME.db`, every operator, fresh database, with the
+3. `teeth run --config NAME.toml --target NAME --db DIR/NAME.db`, every operator (or those of --operator), fresh
+   database, with the
    [package] table's optional `env` set (for both tools); per-operator kill rates (domain vs generic), the rules'
    skips, and every surviving domain mutant listed (the list docs/field/NAME.md triages; `teeth show ID --db
    DIR/NAME.db` has its diff and the tests that ran it);
@@ -214,11 +215,12 @@ def teeth_figures(db: Path) -> dict:
             "groups": groups, "skipped": skipped, "domain_survivors": survivors}
 
 
-def run_teeth(package: FieldPackage, root: Path, config: Path, db: Path, jobs: int, log: Path) -> dict:
+def run_teeth(package: FieldPackage, root: Path, config: Path, db: Path, jobs: int, log: Path,
+              operators: tuple[str, ...] = ()) -> dict:
     for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         stale.unlink(missing_ok=True)
     command = [sys.executable, "-m", "teeth.cli", "run", "--config", str(config), "--target", package.name,
-               "--db", str(db), "--jobs", str(jobs)]
+               "--db", str(db), "--jobs", str(jobs), *(f"--operator={name}" for name in operators)]
     wall, done = timed(command, root, {**os.environ, **package.env})
     log.write_text(done.stdout + done.stderr)
     last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
@@ -294,7 +296,7 @@ def print_teeth(name: str, figures: dict) -> None:
 
 
 def measure(package: FieldPackage, mirror_root: Path, out: Path, jobs: int, with_teeth: bool = True,
-            with_mutmut: bool = True) -> dict:
+            with_mutmut: bool = True, operators: tuple[str, ...] = ()) -> dict:
     git_dir = mirror(package, mirror_root)
     install(package)
     missing = [m for m in package.modules if importlib.util.find_spec(m) is None]
@@ -313,7 +315,7 @@ def measure(package: FieldPackage, mirror_root: Path, out: Path, jobs: int, with
               f"at {package.tests_repo}@{package.tests_ref}", flush=True)
         config = teeth_project(package, git_dir, base / "teeth")
         result["teeth"] = run_teeth(package, base / "teeth", config, out / f"{package.name}.db", jobs,
-                                    out / f"{package.name}.teeth.log")
+                                    out / f"{package.name}.teeth.log", operators)
         print_teeth(package.name, result["teeth"])
     if with_mutmut:
         print(f"[{package.name}] mutmut run on a copy of the same files", flush=True)
@@ -340,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-teeth", action="store_true", help="mutmut only (DIR/NAME.json keeps teeth's figures)")
     parser.add_argument("--out", type=Path, default=Path("field-report"), help="databases, logs, projects, JSON")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--operator", action="append", default=[],
+                        help="only this operator (teeth run's --operator: 'domain' for teeth's bug classes)")
     parser.add_argument("--field", type=Path, default=FIELD, help=argparse.SUPPRESS)  # the configs' folder (tests)
     args = parser.parse_args(argv)
     names = args.package or sorted(p.stem for p in args.field.glob("*.toml"))
@@ -354,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for package in packages:
         try:
-            measure(package, args.mirror_root, args.out.resolve(), args.jobs, not args.no_teeth, not args.no_mutmut)
+            measure(package, args.mirror_root, args.out.resolve(), args.jobs, not args.no_teeth, not args.no_mutmut,
+                    tuple(args.operator))
         except (FieldError, subprocess.CalledProcessError) as exc:  # one package's failure is its line
             print(f"field_report: {exc}", file=sys.stderr)
             failed = True

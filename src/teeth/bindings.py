@@ -15,7 +15,8 @@ import libcst as cst
 @dataclass
 class Bindings:
     """Names bound exactly once in one function's own body (not in nested functions, classes or lambdas), each
-    by a plain `name = value`; a name bound twice, in a loop target, by unpacking or as a parameter is absent."""
+    by a plain `name = value` (or `name: T = value`); a name bound twice, in a loop target, by unpacking or as a
+    parameter is absent."""
 
     values: dict[str, cst.BaseExpression] = field(default_factory=dict)
     bound: dict[str, int] = field(default_factory=dict)  # how often each name is bound there, parameters included
@@ -53,7 +54,11 @@ class _Collect(cst.CSTVisitor):
                 self._bound(target.target)
             if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
                 self.plain[node.targets[0].target.value] = node.value
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        elif isinstance(node, cst.AnnAssign):  # `keep: List[int] = []` binds as `keep = []` does
+            self._bound(node.target)
+            if node.value is not None and isinstance(node.target, cst.Name):
+                self.plain[node.target.value] = node.value
+        elif isinstance(node, (cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
             self._bound(node.target)
         elif isinstance(node, cst.WithItem) and node.asname is not None:
             self._bound(node.asname.name)

@@ -53,5 +53,10 @@ class FirstGroup(Operator):
             Example("def f(params, i):\n    return params[i]\n", ()),
             Example("def f(out, n):\n    for i in range(n):\n        out[i] = 0\n", ()),
             Example("def f(x):\n    for d in range(x.dim()):\n        n = x.shape[d]\n", ()),
+            # loops over dims, not groups: the iterable counts or lists sizes, or the body uses the name as a dim
+            Example("def f(x, pads):\n    for d in range(x.dim()):\n        p = pads[d]\n", ()),
+            Example("def f(x, w):\n    for i, n in enumerate(x.shape):\n        y = w[i] * n\n", ()),
+            Example("def f(x, ks, scale):\n    for k in ks:\n        x = x.sum(dim=k) * scale[k]\n", ()),
+            Example("def f(x, stride, n):\n    for d in range(n):\n        m = x.size(d) * stride[d]\n", ()),
             Example("def f(ps, n):\n    for i in range(n):\n        i = i + 1\n        y = ps[i]\n", ()),
         ]

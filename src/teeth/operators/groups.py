@@ -16,11 +16,13 @@ import libcst as cst
 from teeth.functions import Function
 from teeth.operators.base import _STRINGS, _str_annotation, method_call, positional, torch_call
 from teeth.operators.context import Context
+from teeth.operators.dims import over_dims
 
 # calls whose result is a tensor of indices (or a mask) whatever their input
 INDEX_PRODUCERS = ("nonzero", "argwhere", "argsort", "arange", "randperm", "bucketize", "searchsorted")
 MASK_PRODUCERS = ("eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "isin", "logical_and",
-                  "logical_or", "logical_not", "logical_xor", "bool", "greater", "less", "equal", "not_equal")
+                  "logical_or", "logical_not", "logical_xor", "bool", "greater", "less", "equal", "not_equal",
+                  "any", "all")  # any/all: bool whatever their input (a mask reduced over a dim is a mask)
 # calls returning (values, indices): their second item, or `.indices`, is an index tensor
 WITH_INDICES = ("sort", "topk", "max", "min", "kthvalue", "mode", "median", "cummax", "cummin")
 # methods that keep an index tensor an index tensor
@@ -47,6 +49,7 @@ class Flow:
     unpacked: dict[str, tuple[cst.BaseExpression, int]] = field(default_factory=dict)  # bound once by unpacking
     loops: dict[int, list[Loop]] = field(default_factory=dict)  # id(node) -> the loops whose body holds it
     params: dict[str, cst.Param] = field(default_factory=dict)
+    keys: set[str] | None = None  # the names that key stores into dicts (dict_keys), found once
 
     @property
     def values(self) -> dict[str, cst.BaseExpression]:
@@ -148,7 +151,8 @@ class _Walk(cst.CSTVisitor):
                         self.flow.unpacked[element.value.value] = (node.value, j)
         elif isinstance(node, cst.For):
             firsts: dict[str, cst.BaseExpression] = {}
-            _bind(node.target, _first(node.iter), firsts)
+            if not over_dims(node, self.flow.values):
+                _bind(node.target, _first(node.iter), firsts)
             firsts = {name: value for name, value in firsts.items() if self.flow.once(name)}
             node.iter.visit(self)  # the iterable runs outside the loop's body
             node.target.visit(self)
@@ -238,11 +242,27 @@ def group_index(expr: cst.BaseExpression, flow: Flow | None) -> cst.BaseExpressi
         picked = group_first(expr, flow)
         return picked if picked is not None and _per_group(expr.value, flow) else None
     if isinstance(expr, cst.Name):
+        if expr.value in dict_keys(flow):
+            return None  # it keys a dict here: a name or text, not a group's rows
         first = flow.loop_first(expr, expr.value)
         if (isinstance(first, cst.Call) and isinstance(first.func, cst.Name) and first.func.value == "next"
                 and _per_group(first.args[0].value.args[0].value, flow)):
             return first
     return None
+
+
+def dict_keys(flow: Flow) -> set[str]:
+    """Names the function uses as the key of a store into a dict (`out[name] = v` with `out = {}`)."""
+    if flow.keys is None:
+        found: set[str] = set()
+        for assign in _assignments(flow.function.node):
+            for target, _ in assign:
+                if (isinstance(target, cst.Subscript) and len(target.slice) == 1
+                        and isinstance(target.slice[0].slice, cst.Index)
+                        and isinstance(target.slice[0].slice.value, cst.Name) and is_dict(target.value, flow)):
+                    found.add(target.slice[0].slice.value.value)
+        flow.keys = found
+    return flow.keys
 
 
 def _per_group(seq: cst.BaseExpression, flow: Flow) -> bool:

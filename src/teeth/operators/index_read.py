@@ -103,11 +103,20 @@ class IndexRead(Operator):
             Example("def f(x, idx):\n    for i in range(len(idx)):\n        y = x.index_select(0, idx[i])\n",
                     ("def f(x, idx):\n    for i in range(len(idx)):\n        y = x\n",
                      "def f(x, idx):\n    for i in range(len(idx)):\n        y = x.index_select(0, idx[0])\n")),
+            # a list of positions built by appends under an annotation; a mask reduced over a dim (any/all)
+            Example("def f(x, scores):\n    keep: List[int] = []\n    keep.append(0)\n    return scores[keep]\n",
+                    ("def f(x, scores):\n    keep: List[int] = []\n    keep.append(0)\n    return scores\n",)),
+            Example("def f(a, p, ids):\n    hit = torch.any(p.unsqueeze(1) == ids, dim=1)\n    return a[hit]\n",
+                    ("def f(a, p, ids):\n    hit = torch.any(p.unsqueeze(1) == ids, dim=1)\n    return a\n",)),
+            Example("def f(x, m):\n    rows = m.all(dim=-1)\n    return x[rows]\n",
+                    ("def f(x, m):\n    rows = m.all(dim=-1)\n    return x\n",)),
             # not reads by index: a scalar position, a loop counter, a slice, a string key, a store
             Example("def f(t, i):\n    return t[i]\n", ()),
             Example("def f(t, n):\n    for i in range(n):\n        y = t[i]\n", ()),
             Example("rows = t[0]", ()),
             Example("rows = t[:, 1:]", ()),
             Example("v = kwargs['k']", ()),
+            Example("def f(self, data, splits):\n    out = {}\n    for name in splits:\n"
+                    "        out[name] = self.embed(data[name])\n", ()),  # `name` keys a dict: no group's index
             Example("def f(out, y):\n    out[y > 0] = 0\n", ()),
         ]

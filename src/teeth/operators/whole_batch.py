@@ -13,7 +13,8 @@ class WholeBatch(Operator):
     name = "whole_batch"
     summary = "t.narrow(...) / t[a:b] / t.split(...)[i] -> t"
     bug = (
-        "Row scoping that falls through serves the whole batch to every group of rows: a read "
+        "Taking a group's rows (a narrow, a slice, a split) that falls through serves the whole batch to "
+        "every group of rows: a read "
         "sees every group's rows, an in-place edit lands on all of them. A test that checks "
         "shapes with one group in the batch cannot tell."
     )

@@ -14,8 +14,8 @@ class WrongOffset(Operator):
     bug = (
         "Pointer arithmetic that loses a term reads the wrong rows: every program reads row 0 "
         "(the row term dropped), or a sample's tokens are read from the start of the batch (the "
-        "sample's start dropped). Like a storage offset forced to 0 in a batcher, it is invisible "
-        "to a test that only ever runs one row or the first sample."
+        "sample's start dropped). Like a view of a group's rows whose storage offset is forced to 0, it "
+        "is invisible to a test that only ever runs one row or the first sample."
     )
     killing_test = (
         "More than one row (or sample) with different values in each, and every row's result checked, not only "
