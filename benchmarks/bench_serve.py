@@ -25,9 +25,9 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests" / "teeth"))
+sys.path.insert(0, str(REPO))
 
-from serve_runs import live_server, record_run  # noqa: E402
+from tests.helpers.serve_runs import live_server, record_run  # noqa: E402
 
 from teeth.serve.store import ServeStore  # noqa: E402
 
