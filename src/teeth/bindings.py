@@ -16,10 +16,12 @@ import libcst as cst
 class Bindings:
     """Names bound exactly once in one function's own body (not in nested functions, classes or lambdas), each
     by a plain `name = value` (or `name: T = value`); a name bound twice, in a loop target, by unpacking or as a
-    parameter is absent."""
+    parameter is absent. `every` holds each name that only plain assignments bind (once or more), with all their
+    values."""
 
     values: dict[str, cst.BaseExpression] = field(default_factory=dict)
     bound: dict[str, int] = field(default_factory=dict)  # how often each name is bound there, parameters included
+    every: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # names bound only by `name = value`
 
     def resolve(self, expr: cst.BaseExpression, depth: int = 4) -> cst.BaseExpression:
         """`expr`, or the value a name is bound to (followed through up to `depth` names)."""
@@ -37,6 +39,7 @@ class _Collect(cst.CSTVisitor):
         self.root = root
         self.count: Counter[str] = Counter()
         self.plain: dict[str, cst.BaseExpression] = {}
+        self.values: dict[str, list[cst.BaseExpression]] = {}  # every plain `name = value` of each name
 
     def _bound(self, target: cst.CSTNode) -> None:
         for name in _names(target):
@@ -52,12 +55,16 @@ class _Collect(cst.CSTVisitor):
         elif isinstance(node, cst.Assign):
             for target in node.targets:
                 self._bound(target.target)
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.values.setdefault(target.target.value, []).append(node.value)
             if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
                 self.plain[node.targets[0].target.value] = node.value
         elif isinstance(node, cst.AnnAssign):  # `keep: List[int] = []` binds as `keep = []` does
             self._bound(node.target)
             if node.value is not None and isinstance(node.target, cst.Name):
                 self.plain[node.target.value] = node.value
+                self.values.setdefault(node.target.value, []).append(node.value)
         elif isinstance(node, (cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
             self._bound(node.target)
         elif isinstance(node, cst.WithItem) and node.asname is not None:
@@ -82,4 +89,5 @@ def bindings_of(function: cst.FunctionDef) -> Bindings:
     collect = _Collect(function)
     function.visit(collect)
     return Bindings({name: value for name, value in collect.plain.items() if collect.count[name] == 1},
-                    dict(collect.count))
+                    dict(collect.count),
+                    {name: values for name, values in collect.values.items() if len(values) == collect.count[name]})

@@ -50,3 +50,19 @@ def test_a_nested_function_keeps_its_names_to_itself():
                 post = x
             return g
     """) == {"pre": "full[:n]"}
+
+
+def test_every_value_of_a_name_only_plain_assignments_bind_is_kept_and_others_are_not():
+    function = cst.parse_module(textwrap.dedent("""\
+        def f(full, n, rows):
+            out = {}
+            if n:
+                out = dict(a=full)
+            rows = {}
+            grown = {}
+            grown |= {"b": full}
+            return out
+    """)).body[0]
+    every = {name: [cst.Module([]).code_for_node(v) for v in values]
+             for name, values in bindings_of(function).every.items()}
+    assert every == {"out": ["{}", "dict(a=full)"]}

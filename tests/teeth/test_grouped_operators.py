@@ -84,6 +84,42 @@ def test_no_domain_operator_mutates_a_store_into_a_dict(line):
     assert line not in found, found.get(line)
 
 
+BRANCHES = '''\
+import torch
+
+
+def gather(feats, index, keys, hetero):
+    if hetero:
+        out = {}
+        for key in keys:
+            out[key] = feats[index]
+    else:
+        out = torch.zeros_like(feats)
+        out[index] = feats[index]
+    return out
+'''
+
+
+def test_a_store_reached_only_by_the_dict_binding_of_a_name_also_bound_to_a_tensor_is_left_alone():
+    found = by_line(BRANCHES, DOMAIN)
+    assert 8 not in found, found.get(8)
+    assert any(m.startswith("dropped_replacement: out[index] = feats[index]") for m in found[11])
+
+
+def test_a_store_after_the_join_of_a_dict_branch_and_a_tensor_branch_may_splice_rows():
+    joined = BRANCHES.replace("            out[key] = feats[index]\n", "            pass\n").replace(
+        "    return out\n", "    out[keys] = feats\n    return out\n")
+    found = by_line(joined, DOMAIN)
+    assert any(m.startswith("dropped_replacement: out[keys] = feats") for m in found[12]), found.get(12)
+
+
+def test_a_store_after_the_join_of_two_dict_branches_is_left_alone():
+    joined = BRANCHES.replace("        out = torch.zeros_like(feats)\n", "        out = {k: feats for k in keys}\n").replace(
+        "    return out\n", "    out[keys] = feats\n    return out\n")
+    found = by_line(joined, DOMAIN)
+    assert not {8, 11, 12} & set(found), found
+
+
 def test_a_store_into_rows_beside_them_is_still_a_splice():
     rows = DICT_STORES.replace("        d[key] = t\n", "        t[key] = r\n")
     found = by_line(rows, DOMAIN)

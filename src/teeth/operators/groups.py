@@ -12,7 +12,9 @@ import weakref
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper
 
+from teeth.equivalence import flow as kit
 from teeth.functions import Function
 from teeth.operators.base import _STRINGS, _str_annotation, method_call, positional, torch_call
 from teeth.operators.context import Context
@@ -50,6 +52,7 @@ class Flow:
     loops: dict[int, list[Loop]] = field(default_factory=dict)  # id(node) -> the loops whose body holds it
     params: dict[str, cst.Param] = field(default_factory=dict)
     keys: set[str] | None = None  # the names that key stores into dicts (dict_keys), found once
+    _kit: kit.Flow | None = None  # the equivalence kit's metadata of the function alone, made on first use
 
     @property
     def values(self) -> dict[str, cst.BaseExpression]:
@@ -57,6 +60,14 @@ class Flow:
 
     def once(self, name: str) -> bool:
         return self.function.bindings.bound.get(name) == 1
+
+    def reaching(self, use: cst.Name) -> kit.Reaching | None:
+        """The one binding of `use`'s name that reaches it on every path within the function (the equivalence
+        kit's), or None when several may."""
+        if self._kit is None:
+            module = cst.Module(body=[self.function.node])  # the function's own nodes: no copy
+            self._kit = kit.Flow(MetadataWrapper(module, unsafe_skip_copy=True))
+        return self._kit.reaching(use)
 
     def loop_first(self, node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """The first group's value of `name` where `name` is the group of a loop whose body holds `node`."""
@@ -328,14 +339,21 @@ def _dict_annotation(annotation: cst.BaseExpression) -> bool:
 
 
 def is_dict(expr: cst.BaseExpression, flow: Flow | None) -> bool:
-    """Is `expr` a dict: bound to `{}`/`dict(...)`/`defaultdict(...)`/`nn.ModuleDict(...)`, the `**kwargs`
-    parameter, a parameter annotated `dict`/`Mapping`, or an attribute of `self` that its class only sets to one?"""
+    """Is `expr` a dict: a name whose every binding that can reach it makes one (`{}`, `dict(...)`,
+    `defaultdict(...)`, `nn.ModuleDict(...)`, a dict comprehension), the `**kwargs` parameter, a parameter annotated
+    `dict`/`Mapping`, or an attribute of `self` that its class only sets to one?"""
     if flow is None:
         return False
     if isinstance(expr, cst.Name):
         name = expr.value
         if name in flow.values:
             return _dict_value(flow.values[name])
+        every = flow.function.bindings.every.get(name)
+        if every is not None and all(_dict_value(v) for v in every):
+            return True  # whichever binding reaches makes a dict
+        if flow.function.bindings.bound.get(name, 0) > 1:
+            reaching = flow.reaching(expr)  # bound to a dict on this path, to something else on another
+            return reaching is not None and reaching.value is not None and _dict_value(reaching.value)
         node = flow.function.node
         star = node.params.star_kwarg
         if star is not None and star.name.value == name:
