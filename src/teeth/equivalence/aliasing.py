@@ -102,6 +102,9 @@ class ViewReadAtOnce(Rule):
         "def f(x: torch.Tensor, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
         "def f(x: Tensor, n):\n    while x[:n].sum() > 0:\n        x = torch.as_tensor(helper(x))\n    return x\n",
         "def scaled(t, k):\n    return t * k\n\ndef f(x: Tensor, n):\n    x[0] = 1\n    y = scaled(x[:n], 2)\n    return y\n",
+        # an optional tensor: slicing None raises before the copy would, in the mutant as in the original
+        "def f(src, ptr: Optional[Tensor] = None):\n    if ptr is not None:\n        count = ptr[1:] - ptr[:-1]\n"
+        "        return src / count\n    return src\n",
     )
     keeps = (
         "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
@@ -117,6 +120,7 @@ class ViewReadAtOnce(Rule):
         "def f(xs):\n    return max(xs[1:]) + len(xs[:-1])\n",  # an unannotated parameter
         "def f(x):\n    dims = (0, 1, 2)\n    return max(dims[1:])\n",  # a tuple
         "def f(x: Tensor):\n    return torch.cat(x.split(2)[1:])\n",  # a tensor's split: a tuple of them
+        "def f(xs: Optional[list] = None):\n    return max(xs[1:])\n",  # annotated, but not a tensor
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:

@@ -82,8 +82,36 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
 
 
 def _param_is_tensor(param: cst.Param) -> bool:
-    return param.default is None and param.star in ("", cst.MaybeSentinel.DEFAULT) and \
-        param.annotation is not None and dotted(param.annotation.annotation) in _ANNOTATIONS
+    """Annotated `Tensor`, or `Optional[Tensor]` (`Tensor | None`): a view of None raises before a copy would, in the
+    mutant as in the original, so None is as good as a tensor here; a default other than None is not."""
+    if param.star not in ("", cst.MaybeSentinel.DEFAULT) or param.annotation is None:
+        return False
+    if param.default is not None and not _is_none(param.default):
+        return False
+    return _tensor_annotation(param.annotation.annotation, optional=True)
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _tensor_annotation(expr: cst.BaseExpression, optional: bool) -> bool:
+    """`Tensor`, `torch.Tensor`; with `optional`, also `Optional[Tensor]`, `Union[Tensor, None]`, `Tensor | None`."""
+    if isinstance(expr, cst.SimpleString):
+        return expr.value.strip("'\"") in _ANNOTATIONS
+    if dotted(expr) in _ANNOTATIONS:
+        return True
+    if not optional:
+        return False
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+        parts = [expr.left, expr.right]
+    elif isinstance(expr, cst.Subscript) and (dotted(expr.value) or "").split(".")[-1] in ("Optional", "Union") and \
+            all(isinstance(e.slice, cst.Index) for e in expr.slice):
+        parts = [e.slice.value for e in expr.slice] + ([cst.Name("None")] if len(expr.slice) == 1 else [])
+    else:
+        return False
+    return all(_is_none(p) or _tensor_annotation(p, False) for p in parts) and \
+        any(_tensor_annotation(p, False) for p in parts)
 
 
 def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -> bool:
