@@ -27,7 +27,8 @@ class ViewOnlyRead(Rule):
         "    post = full.narrow(0, stop, full.shape[0] - stop)\n    return torch.cat([pre, edited, post], dim=0)\n",
         "def f(x, half):\n    x1, x2 = x[..., :half], x[..., half:]\n    return torch.cat((-x2, x1), dim=-1)\n",
         "def lengths(cu: torch.Tensor):\n    return cu[1:] - cu[:-1]\n",
-        "def f(x: Tensor, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n    return total * head.shape[0]\n",
+        "def f(x: Tensor, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n"
+        "    return total * head.shape[0]\n",
         "def f(x, n):\n    return torch.cat([torch.narrow(x, 0, 0, n), x])\n",
         "def f(x: Tensor, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
     )
@@ -59,14 +60,16 @@ class ViewOnlyRead(Rule):
 
     # a function of the package only reads the view, or lets it reach only its result (derived from its body)
     suppresses += (
-        "def normalised(t):\n    return t / t.sum()\n\ndef f(x: Tensor, n):\n    rows = x[:n]\n    return normalised(rows)\n",
+        "def normalised(t):\n    return t / t.sum()\n\ndef f(x: Tensor, n):\n    rows = x[:n]\n"
+        "    return normalised(rows)\n",
         "def checked(t):\n    if t.dim() != 2:\n        raise ValueError('2-D')\n    return t\n\n"
         "def f(x: Tensor, n):\n    rows = checked(x[:n])\n    return rows.sum()\n",  # returned by it, then only read
         "def f(x: Tensor, n, size):\n    out = x[:n]\n    if out.shape[0] == size:\n        return out.sum()\n"
         "    out = torch.zeros(size)\n    out[0] = 1\n    return out\n",  # the name's next value is another tensor
         "def f(x, n, b):\n    out = torch.zeros(b, n)\n    for i in range(b):\n        row = x[i, :n]\n"
         "        out[i] = row\n    return out\n",  # a tensor's item assignment copies the row
-        "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x: Tensor, n):\n    return normalised(eps=0.1, t=x[:n])\n",
+        "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x: Tensor, n):\n"
+        "    return normalised(eps=0.1, t=x[:n])\n",
     )
     keeps += (
         "def fill(t):\n    t.zero_()\n\ndef f(x, n):\n    fill(x[:n])\n    return x\n",  # it writes the view
@@ -101,7 +104,8 @@ class ViewReadAtOnce(Rule):
         "def f(x, order: torch.Tensor):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
         "def f(x: torch.Tensor, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
         "def f(x: Tensor, n):\n    while x[:n].sum() > 0:\n        x = torch.as_tensor(helper(x))\n    return x\n",
-        "def scaled(t, k):\n    return t * k\n\ndef f(x: Tensor, n):\n    x[0] = 1\n    y = scaled(x[:n], 2)\n    return y\n",
+        "def scaled(t, k):\n    return t * k\n\ndef f(x: Tensor, n):\n    x[0] = 1\n    y = scaled(x[:n], 2)\n"
+        "    return y\n",
         # an optional tensor: slicing None raises before the copy would, in the mutant as in the original
         "def f(src, ptr: Optional[Tensor] = None):\n    if ptr is not None:\n        count = ptr[1:] - ptr[:-1]\n"
         "        return src / count\n    return src\n",
@@ -124,7 +128,8 @@ class ViewReadAtOnce(Rule):
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        return is_tensor(mutant.node, ctx.flow) and ctx.reads.read_here(mutant.node) and ctx.reads.writes_nothing(ctx.flow.statement_part(mutant.node))
+        return is_tensor(mutant.node, ctx.flow) and ctx.reads.read_here(mutant.node) and \
+            ctx.reads.writes_nothing(ctx.flow.statement_part(mutant.node))
 
 
 @rule

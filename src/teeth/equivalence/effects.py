@@ -80,7 +80,7 @@ ATTRIBUTES: dict[str, Effect] = {
     **_rows(ALIAS, "T mT H mH real imag data"),
 }
 
-_FUNCTION_MODULES = ("torch", "F", "torch.nn.functional", "nn.functional")
+FUNCTION_MODULES = ("torch", "F", "torch.nn.functional", "nn.functional")
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -98,7 +98,7 @@ def function_name(call: cst.Call) -> str | None:
     func = call.func
     if isinstance(func, cst.Name):
         return func.value
-    if isinstance(func, cst.Attribute) and dotted(func.value) in _FUNCTION_MODULES:
+    if isinstance(func, cst.Attribute) and dotted(func.value) in FUNCTION_MODULES:
         return func.attr.value
     return None
 

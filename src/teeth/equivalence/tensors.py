@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.equivalence.effects import (ATTRIBUTES, FUNCTIONS, METHODS, TENSOR_ONLY, TUPLES, _FUNCTION_MODULES,
-                                       dotted)
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, FUNCTIONS, METHODS, TENSOR_ONLY, TUPLES, dotted
 from teeth.equivalence.flow import Flow, assigned_value
 
 _ANNOTATIONS = ("Tensor", "torch.Tensor")
@@ -27,8 +26,9 @@ def _placeholder(expr: cst.BaseExpression) -> bool:
 
 def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = frozenset(), depth: int = 0) -> bool:
     """Is `expr` a tensor on every path: a torch call's result (the effects table says fresh or alias), a tensor's
-    slice or method result, a tensor-only method's result, a parameter annotated `Tensor`, or a name whose reaching
-    binding (or every binding) is one? Anything else (a list, a tuple, an unannotated parameter) is unknown."""
+    slice or method result, a tensor-only method's result, a parameter annotated `Tensor` (or `Optional[Tensor]`), an
+    element unpacked from a tensor or a tuple of them, or a name whose reaching binding (or every binding) is one?
+    Anything else (a list, a tuple, an unannotated parameter) is unknown."""
     if depth > _DEPTH:
         return False
     deeper = depth + 1
@@ -73,7 +73,7 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
     func = expr.func
     if not isinstance(func, cst.Attribute):
         return False
-    if dotted(func.value) in _FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
+    if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
         row = FUNCTIONS.get(func.attr.value)
         return row is not None and row.result != "scalar"
     row = METHODS.get(func.attr.value)  # a method: of a tensor, or one only tensors have
