@@ -1,4 +1,5 @@
-"""Aliasing rules: a view made into a copy (view_to_copy) is equivalent when no write can land through it."""
+"""Aliasing rules: a view made into a copy (view_to_copy) is equivalent when no write can land through it; every rule
+asks first that the view be a tensor (`is_tensor`): a list's or a tuple's slice has no `.clone()`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
 from teeth.equivalence.flow import assigned_value, uses
 from teeth.equivalence.reads import DEPTH
+from teeth.equivalence.tensors import is_tensor
 
 VIEW = ("view_to_copy",)
 # a kernel of the file that stores only into y_ptr: x_ptr and c_ptr are only read
@@ -24,10 +26,11 @@ class ViewOnlyRead(Rule):
         "def splice(full, edited, start, stop):\n    pre = full.narrow(0, 0, start)\n"
         "    post = full.narrow(0, stop, full.shape[0] - stop)\n    return torch.cat([pre, edited, post], dim=0)\n",
         "def f(x, half):\n    x1, x2 = x[..., :half], x[..., half:]\n    return torch.cat((-x2, x1), dim=-1)\n",
-        "def lengths(cu):\n    return cu[1:] - cu[:-1]\n",
-        "def f(x, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n    return total * head.shape[0]\n",
+        "def lengths(cu: torch.Tensor):\n    return cu[1:] - cu[:-1]\n",
+        "def f(x: Tensor, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n"
+        "    return total * head.shape[0]\n",
         "def f(x, n):\n    return torch.cat([torch.narrow(x, 0, 0, n), x])\n",
-        "def f(x, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
     )
     keeps = (
         "def f(full, n):\n    rows = full[:n]\n    rows.zero_()\n    return full\n",  # written through
@@ -43,6 +46,7 @@ class ViewOnlyRead(Rule):
         "def f(full, n):\n    rows = full[:n]\n    alias = rows.view(-1)\n    alias.zero_()\n    return full\n",
         "def f(full, n):\n    rows = full[:n]\n    def g():\n        return rows\n    return g\n",  # returned by a closure
         "def f(full, n):\n    rows = full[:n]\n    torch.add(full, 1, out=rows)\n    return full\n",
+        "def f(xs, n):\n    head = xs[:n]\n    return sum(head) + len(head)\n",  # maybe a list: no .clone()
     )
     suppresses += (
         KERNEL + "def f(x, c, n):\n    c = c.unsqueeze(0)\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
@@ -56,14 +60,16 @@ class ViewOnlyRead(Rule):
 
     # a function of the package only reads the view, or lets it reach only its result (derived from its body)
     suppresses += (
-        "def normalised(t):\n    return t / t.sum()\n\ndef f(x, n):\n    rows = x[:n]\n    return normalised(rows)\n",
+        "def normalised(t):\n    return t / t.sum()\n\ndef f(x: Tensor, n):\n    rows = x[:n]\n"
+        "    return normalised(rows)\n",
         "def checked(t):\n    if t.dim() != 2:\n        raise ValueError('2-D')\n    return t\n\n"
-        "def f(x, n):\n    rows = checked(x[:n])\n    return rows.sum()\n",  # returned by it, then only read
-        "def f(x, n, size):\n    out = x[:n]\n    if out.shape[0] == size:\n        return out.sum()\n"
+        "def f(x: Tensor, n):\n    rows = checked(x[:n])\n    return rows.sum()\n",  # returned by it, then only read
+        "def f(x: Tensor, n, size):\n    out = x[:n]\n    if out.shape[0] == size:\n        return out.sum()\n"
         "    out = torch.zeros(size)\n    out[0] = 1\n    return out\n",  # the name's next value is another tensor
         "def f(x, n, b):\n    out = torch.zeros(b, n)\n    for i in range(b):\n        row = x[i, :n]\n"
         "        out[i] = row\n    return out\n",  # a tensor's item assignment copies the row
-        "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x, n):\n    return normalised(eps=0.1, t=x[:n])\n",
+        "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x: Tensor, n):\n"
+        "    return normalised(eps=0.1, t=x[:n])\n",
     )
     keeps += (
         "def fill(t):\n    t.zero_()\n\ndef f(x, n):\n    fill(x[:n])\n    return x\n",  # it writes the view
@@ -81,7 +87,7 @@ class ViewOnlyRead(Rule):
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         root = storage_root(mutant.node)
-        if not isinstance(root, cst.Name) or root is mutant.node or \
+        if not isinstance(root, cst.Name) or root is mutant.node or not is_tensor(mutant.node, ctx.flow) or \
                 not ctx.reads.only_read(mutant.node, set(), DEPTH):
             return False
         return ctx.reads.name_only_read(root, {id(mutant.node)}, set(), DEPTH)
@@ -95,10 +101,14 @@ class ViewReadAtOnce(Rule):
     examples_operators = VIEW
     suppresses = (
         "def f(boxes):\n    check(boxes)\n    return (boxes[:, 4:, 2] - boxes[:, :4, 2] + 1)[:, 0]\n",
-        "def f(x, order):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
-        "def f(x, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
-        "def f(x, n):\n    while x[:n].sum() > 0:\n        x = helper(x)\n    return x\n",
-        "def scaled(t, k):\n    return t * k\n\ndef f(x, n):\n    x[0] = 1\n    y = scaled(x[:n], 2)\n    return y\n",
+        "def f(x, order: torch.Tensor):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
+        "def f(x: torch.Tensor, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
+        "def f(x: Tensor, n):\n    while x[:n].sum() > 0:\n        x = torch.as_tensor(helper(x))\n    return x\n",
+        "def scaled(t, k):\n    return t * k\n\ndef f(x: Tensor, n):\n    x[0] = 1\n    y = scaled(x[:n], 2)\n"
+        "    return y\n",
+        # an optional tensor: slicing None raises before the copy would, in the mutant as in the original
+        "def f(src, ptr: Optional[Tensor] = None):\n    if ptr is not None:\n        count = ptr[1:] - ptr[:-1]\n"
+        "        return src / count\n    return src\n",
     )
     keeps = (
         "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
@@ -110,10 +120,16 @@ class ViewReadAtOnce(Rule):
         "def f(x, n):\n    torch.add(x[:n], 1, out=x)\n",  # out= writes the base while the view is read
         "def f(x, n):\n    rows = x[:n]\n    helper(x)\n    return rows.sum()\n",  # named: read later
         "def f(x, n):\n    return [r.sum() for r in x[:n]]\n",  # iterated: its rows are views too
+        # not known to be a tensor: a list's or a tuple's slice has no .clone(), the copy raises
+        "def f(xs):\n    return max(xs[1:]) + len(xs[:-1])\n",  # an unannotated parameter
+        "def f(x):\n    dims = (0, 1, 2)\n    return max(dims[1:])\n",  # a tuple
+        "def f(x: Tensor):\n    return torch.cat(x.split(2)[1:])\n",  # a tensor's split: a tuple of them
+        "def f(xs: Optional[list] = None):\n    return max(xs[1:])\n",  # annotated, but not a tensor
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        return ctx.reads.read_here(mutant.node) and ctx.reads.writes_nothing(ctx.flow.statement_part(mutant.node))
+        return is_tensor(mutant.node, ctx.flow) and ctx.reads.read_here(mutant.node) and \
+            ctx.reads.writes_nothing(ctx.flow.statement_part(mutant.node))
 
 
 @rule
@@ -136,6 +152,7 @@ class ViewOfFresh(Rule):
         "def f(x):\n    return helper(x).view(-1)\n",  # an unknown callee may return a view of x
         "def f(x):\n    return torch.as_tensor(x).view(-1)\n",  # as_tensor may return x itself
         "def f(x, out):\n    return torch.cat([x, x], out=out)[:2]\n",  # out= returns the caller's tensor
+        "def f(xs, ys):\n    return (xs + ys)[1:]\n",  # maybe two lists joined: no .clone()
     )
 
     suppresses += (  # a function of the package whose every return is a new tensor
@@ -153,7 +170,7 @@ class ViewOfFresh(Rule):
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         root = storage_root(mutant.node)
-        return root is not mutant.node and ctx.reads.fresh(root)
+        return root is not mutant.node and is_tensor(mutant.node, ctx.flow) and ctx.reads.fresh(root)
 
 
 @rule
@@ -175,11 +192,12 @@ class ReturnedViewOfFreshLocal(Rule):
         "def f(x, k):\n    idx = x.view(-1)\n    return idx[:k]\n",  # a view of the argument, not fresh
         "def f(x, k):\n    idx = x.flip(0)\n    def total():\n        return idx.sum()\n    register(total)\n"
         "    return idx[:k]\n",  # read by a closure, maybe after a write through the returned view
+        "def f(xs, ys, k):\n    both = xs + ys\n    return both[:k]\n",  # maybe a list: no .clone()
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         flow, node = ctx.flow, mutant.node
-        if not isinstance(flow.parent(node), cst.Return):
+        if not isinstance(flow.parent(node), cst.Return) or not is_tensor(node, flow):
             return False
         root = storage_root(node)
         scope = flow.function_scope(root) if isinstance(root, cst.Name) else None
@@ -225,6 +243,7 @@ class ViewOfFreshLocal(Rule):
         "def f(x, n):\n    out = x\n    out = out[:n]\n    return out\n",  # the parameter under another name
         "def f(n):\n    def g():\n        return out\n    out = torch.zeros(n)\n    keep = g()\n    out = out[:2]\n"
         "    return out, keep\n",  # a closure hands the base out
+        "def f(xs, ys, n):\n    out = xs + ys\n    out = out[:n]\n    return out\n",  # maybe a list
     )
 
     suppresses += (  # the view is made after the last write to its base, a kernel's store, and returned
@@ -242,7 +261,7 @@ class ViewOfFreshLocal(Rule):
         the view's statement rebinds or returns: no other reference to the storage exists."""
         flow, node = ctx.flow, mutant.node
         base = storage_root(node)
-        if not isinstance(base, cst.Name) or base is node:
+        if not isinstance(base, cst.Name) or base is node or not is_tensor(node, flow):
             return False
         statement = flow.statement(node)
         if not isinstance(statement, cst.Return) and assigned_value(statement, base.value) is None:

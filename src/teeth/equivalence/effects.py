@@ -58,7 +58,7 @@ METHODS: dict[str, Effect] = {
                    "sigmoid tanh pow add sub mul div square clamp eq ne lt le gt ge index_select gather "
                    "masked_select masked_fill index_add index_copy scatter scatter_add scatter_reduce softmax "
                    "log_softmax argsort argmax argmin flip unique round floor ceil trunc frac reciprocal sin cos "
-                   "log1p expm1 remainder fmod floor_divide logical_not logical_and logical_or cross"),
+                   "log1p expm1 remainder fmod floor_divide logical_not logical_and logical_or cross sort topk"),
     **_rows(SCALAR, "any all isnan isfinite allclose equal size dim numel nelement item tolist is_contiguous stride "
                     "storage_offset data_ptr element_size"),
     **_rows(ALIAS, "narrow select as_strided transpose permute expand expand_as t unfold diagonal movedim "
@@ -80,7 +80,7 @@ ATTRIBUTES: dict[str, Effect] = {
     **_rows(ALIAS, "T mT H mH real imag data"),
 }
 
-_FUNCTION_MODULES = ("torch", "F", "torch.nn.functional", "nn.functional")
+FUNCTION_MODULES = ("torch", "F", "torch.nn.functional", "nn.functional")
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -98,7 +98,7 @@ def function_name(call: cst.Call) -> str | None:
     func = call.func
     if isinstance(func, cst.Name):
         return func.value
-    if isinstance(func, cst.Attribute) and dotted(func.value) in _FUNCTION_MODULES:
+    if isinstance(func, cst.Attribute) and dotted(func.value) in FUNCTION_MODULES:
         return func.attr.value
     return None
 
@@ -171,3 +171,12 @@ def contiguity(expr: cst.BaseExpression) -> str:
         if row is not None and not row.writes_receiver:
             return row.contiguous
     return "no"
+
+# Methods a tensor has and Python lists, tuples and numpy arrays lack: a call of one returns a tensor.
+TENSOR_ONLY = frozenset(
+    "narrow select as_strided permute expand expand_as unsqueeze t unflatten movedim view view_as contiguous clone "
+    "new_zeros new_ones new_empty new_full new_tensor index_select masked_fill float double half bfloat16 long int "
+    "short bool byte".split())
+# Calls whose result may be a tuple of tensors (`x.split(2)`, `torch.sort(x)`): an index of it is not a tensor's.
+TUPLES = frozenset("split chunk unbind tensor_split hsplit vsplit sort topk max min unique meshgrid nonzero "
+                   "broadcast_tensors".split())

@@ -1,0 +1,149 @@
+"""Which expressions are known to be tensors: a copy (`.clone()`) of anything else may raise or differ."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, FUNCTIONS, METHODS, TENSOR_ONLY, TUPLES, dotted
+from teeth.equivalence.flow import Flow, assigned_value
+
+_ANNOTATIONS = ("Tensor", "torch.Tensor")
+_DEPTH = 8
+
+
+def _multi_index(node: cst.Subscript) -> bool:
+    """`x[:, 0]`, `x[None]`, `x[..., :2]`: an index Python sequences reject (a tuple holding a slice, None, ...)."""
+    elements = node.slice
+    if len(elements) == 1:
+        index = elements[0].slice
+        return isinstance(index, cst.Index) and _placeholder(index.value)
+    return any(isinstance(e.slice, cst.Slice) or _placeholder(e.slice.value) for e in elements)
+
+
+def _placeholder(expr: cst.BaseExpression) -> bool:
+    return (isinstance(expr, cst.Name) and expr.value == "None") or isinstance(expr, cst.Ellipsis)
+
+
+def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = frozenset(), depth: int = 0) -> bool:
+    """Is `expr` a tensor on every path: a torch call's result (the effects table says fresh or alias), a tensor's
+    slice or method result, a tensor-only method's result, a parameter annotated `Tensor` (or `Optional[Tensor]`), an
+    element unpacked from a tensor or a tuple of them, or a name whose reaching binding (or every binding) is one?
+    Anything else (a list, a tuple, an unannotated parameter) is unknown."""
+    if depth > _DEPTH:
+        return False
+    deeper = depth + 1
+    if isinstance(expr, cst.Subscript):
+        if _multi_index(expr):
+            return True
+        if _tuple_call(expr.value):  # `x.split(2)[0]` is a tensor, `x.split(2)[1:]` a tuple of them
+            return _single_index(expr) and _tensors(expr.value, flow, seen, deeper)
+        return is_tensor(expr.value, flow, seen, deeper)
+    if isinstance(expr, cst.Attribute):
+        return ATTRIBUTES.get(expr.attr.value) is not None and ATTRIBUTES[expr.attr.value].result == "alias" and \
+            is_tensor(expr.value, flow, seen, deeper)
+    if isinstance(expr, cst.Call):
+        return not _tuple_call(expr) and _tensors(expr, flow, seen, depth)
+    if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):  # a tensor's arithmetic makes a tensor
+        operands = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else \
+            [expr.left] if len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, (
+                cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)) \
+            else []
+        return any(is_tensor(o, flow, seen, deeper) for o in operands)
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        return is_tensor(expr.expression, flow, seen, deeper)
+    if isinstance(expr, cst.Name):
+        return _name_is_tensor(expr, flow, seen, deeper)
+    return False
+
+
+def _tuple_call(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in TUPLES
+
+
+def _single_index(node: cst.Subscript) -> bool:
+    return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and \
+        node.slice[0].slice.star is None
+
+
+def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: int) -> bool:
+    """Is `expr` a tensor or a tuple of them: a torch function's or a tensor method's result (the effects table
+    says fresh or alias), or any expression `is_tensor` proves? Its elements, unpacked or indexed, are tensors."""
+    if not isinstance(expr, cst.Call):
+        return is_tensor(expr, flow, seen, depth)
+    func = expr.func
+    if not isinstance(func, cst.Attribute):
+        return False
+    if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
+        row = FUNCTIONS.get(func.attr.value)
+        return row is not None and row.result != "scalar"
+    row = METHODS.get(func.attr.value)  # a method: of a tensor, or one only tensors have
+    return row is not None and row.result != "scalar" and (
+        func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
+
+
+def _param_is_tensor(param: cst.Param) -> bool:
+    """Annotated `Tensor`, or `Optional[Tensor]` (`Tensor | None`): a view of None raises before a copy would, in the
+    mutant as in the original, so None is as good as a tensor here; a default other than None is not."""
+    if param.star not in ("", cst.MaybeSentinel.DEFAULT) or param.annotation is None:
+        return False
+    if param.default is not None and not _is_none(param.default):
+        return False
+    return _tensor_annotation(param.annotation.annotation, optional=True)
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _tensor_annotation(expr: cst.BaseExpression, optional: bool) -> bool:
+    """`Tensor`, `torch.Tensor`; with `optional`, also `Optional[Tensor]`, `Union[Tensor, None]`, `Tensor | None`."""
+    if isinstance(expr, cst.SimpleString):
+        return expr.value.strip("'\"") in _ANNOTATIONS
+    if dotted(expr) in _ANNOTATIONS:
+        return True
+    if not optional:
+        return False
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+        parts = [expr.left, expr.right]
+    elif isinstance(expr, cst.Subscript) and (dotted(expr.value) or "").split(".")[-1] in ("Optional", "Union") and \
+            all(isinstance(e.slice, cst.Index) for e in expr.slice):
+        parts = [e.slice.value for e in expr.slice] + ([cst.Name("None")] if len(expr.slice) == 1 else [])
+    else:
+        return False
+    return all(_is_none(p) or _tensor_annotation(p, False) for p in parts) and \
+        any(_tensor_annotation(p, False) for p in parts)
+
+
+def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -> bool:
+    """The binding of `use` that reaches it is a tensor; failing that (a loop, a branch), every binding of the name
+    in its function is (by induction over the run: each binding makes a tensor if the earlier values were)."""
+    if use.value in seen:
+        return True
+    reaching = flow.reaching(use)
+    if reaching is not None:
+        if reaching.param is not None:
+            return _param_is_tensor(reaching.param)
+        return is_tensor(reaching.value, flow, seen, depth)
+    scope = flow.scopes.get(use)
+    found = list(scope[use.value]) if scope is not None else []
+    if not found or not all(flow.function_scope(a.node) is not None or isinstance(a.node, cst.Param) for a in found):
+        return False
+    inner = seen | {use.value}
+    for assignment in found:
+        node = assignment.node
+        if isinstance(node, cst.Param):
+            if not _param_is_tensor(node):
+                return False
+            continue
+        target = flow.parent(node)
+        if isinstance(target, cst.Element):  # `_, order = x.sort()`: an element of a tensor or a tuple of them
+            tuple_, assign = flow.parent(target), flow.parent(flow.parent(flow.parent(target)))
+            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or \
+                    assign.targets[0].target is not tuple_ or not _tensors(assign.value, flow, inner, depth):
+                return False
+            continue
+        statement = flow.parent(target) if isinstance(target, cst.AssignTarget) else target
+        value = assigned_value(statement, use.value)
+        if value is None or not is_tensor(value, flow, inner, depth):
+            return False
+    return True
