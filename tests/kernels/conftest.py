@@ -17,7 +17,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(autouse=True, scope="module")  # undone after each module: teeth's own tests see triton as it is
 def _triton_launches_as_a_teeth_worker_runs_them():
     with bounds_checked(), (gaps_closed() if os.environ.get("TRITON_INTERPRET") == "1" else contextlib.nullcontext()):
         yield

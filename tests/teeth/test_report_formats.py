@@ -185,13 +185,15 @@ def test_results_lines_format_is_one_line_per_survivor_with_its_mutant_id(weak_r
         assert mark and mutant.endswith(")"), line
         lines.append(text)
         ids.append(mutant[:-1])
-    assert lines[:2] == ["rows.py:5:12: survived wrong_slice_start: batch[start:start + size] -> batch[0:start + size]",
-                         "rows.py:5:24: survived generic.swap_op: start + size -> start - size"]
+    assert lines[:2] == ["rows.py:5:12: survived (not_propagated) wrong_slice_start: batch[start:start + size] -> "
+                         "batch[0:start + size]",
+                         "rows.py:5:24: survived (not_propagated) generic.swap_op: start + size -> start - size"]
     assert lines[2:] == [f"rows.py:{offset_line + 1}:12: no_coverage generic.swap_op: row + 1 -> row - 1",
                          f"rows.py:{offset_line + 1}:18: no_coverage generic.number: 1 -> 2"]
     assert len(set(ids)) == 4
     for text, mutant in zip(lines, ids):  # each id is the mutant the line describes
-        assert f": {rows[mutant]['status']} {rows[mutant]['operator']}: " in text
+        why = f" ({rows[mutant]['why']})" if rows[mutant].get("why") else ""  # a survivor says why it survived
+        assert f": {rows[mutant]['status']}{why} {rows[mutant]['operator']}: " in text
         assert text.split(":")[1] == str(rows[mutant]["line"])
 
 
@@ -230,7 +232,8 @@ def test_results_lines_format_narrows_by_status_and_names_files_from_the_working
     killed = results(weak_run, "--format", "lines", "--status", "killed").stdout.splitlines()
     assert len(killed) == 8 and all(": killed " in line for line in killed)
     elsewhere = results(weak_run, "--format", "lines", "--root", str(root), cwd=tmp_path).stdout.splitlines()
-    assert elsewhere[0].startswith(f"{(root / 'rows.py').resolve().as_posix()}:5:12: survived wrong_slice_start: ")
+    assert elsewhere[0].startswith(f"{(root / 'rows.py').resolve().as_posix()}:5:12: survived (not_propagated) "
+                                   "wrong_slice_start: ")
 
 
 def test_results_stryker_format_with_status_is_one_line_and_exit_2(weak_run):
