@@ -259,11 +259,6 @@ class Store:
                and """ + WHOLE_RUN.format(runs="runs") + " order by id desc limit 1", [target, commit])
         return next((dict(r) for r in rows), None)
 
-    def latest_measured_run(self, target: str) -> int | None:
-        """The target's latest whole `teeth run` with outcomes (`latest_whole_run`)."""
-        row = self.latest_whole_run(target, with_outcomes=True)
-        return row["id"] if row else None
-
     def newest_keyed_outcomes(self, profile: str, mutant_ids: list[str]) -> dict[str, dict]:
         """The newest outcome with a cache key of each of these mutants under a profile."""
         found: dict[str, dict] = {}

@@ -6,9 +6,7 @@ import contextlib
 import random
 from typing import Iterator
 
-__all__ = ["shuffled_program_order", "TESTED_TRITON_VERSION"]
-
-TESTED_TRITON_VERSION = "3.9"
+__all__ = ["shuffled_program_order"]
 
 
 @contextlib.contextmanager
