@@ -142,13 +142,13 @@ def decide(scenarios: list, by_id: dict, done, texts: dict | None = None) -> tup
     survives without running, why `not_infected`; one that was infected runs the tests that infected it first.
     Returns the scenarios left to run and the (mutant, outcome) pairs decided."""
     kept, decided = [], []
-    instrumented = set(done.instrumented)
+    instrumented, compiled = set(done.instrumented), set(done.compiled)
     for scenario in scenarios:
         if scenario.id not in instrumented:
             kept.append(scenario)
             continue
         entry = done.mutants.get(scenario.id) or {"evaluations": 0, "tests": [], "values": [], "infected": {}}
-        infecting = [t for t in scenario.tests if t in entry["infected"] or t in done.failed]
+        infecting = [t for t in scenario.tests if t in entry["infected"] or t in done.failed or t in compiled]
         if infecting:
             rest = [t for t in scenario.tests if t not in infecting]
             kept.append(dataclasses.replace(scenario, tests=[*infecting, *rest]))

@@ -87,3 +87,31 @@ def test_mutant_that_breaks_the_import_is_not_applied(module):
 def test_file_the_tests_never_imported_is_reported(tmp_path):
     with pytest.raises(MutantNotApplied, match="never imported"):
         apply_mutant(str(tmp_path / "nowhere.py"), "f", "def f():\n    pass\n")
+
+
+def test_a_function_with_overload_stubs_is_swapped_for_references_taken_before(tmp_path, monkeypatch):
+    source = textwrap.dedent('''\
+        import typing
+
+
+        @typing.overload
+        def pick(x: int) -> int: ...
+
+
+        @typing.overload
+        def pick(x: str) -> str: ...
+
+
+        def pick(x):
+            return x
+    ''')
+    (tmp_path / "overloaded_mod.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("overloaded_mod", None)
+    mod = importlib.import_module("overloaded_mod")
+    pick = mod.pick  # held as `from overloaded_mod import pick` would hold it
+    try:
+        apply_mutant(str(tmp_path / "overloaded_mod.py"), "pick", source.replace("return x", "return None"))
+        assert pick(3) is None
+    finally:
+        sys.modules.pop("overloaded_mod", None)

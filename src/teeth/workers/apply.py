@@ -10,6 +10,8 @@ import sys
 import textwrap
 import types
 
+from teeth.workers.compiled_code import forget_compiled
+
 
 class MutantNotApplied(Exception):
     """The mutated code could not be put in place (it does not import, or no function matches)."""
@@ -81,11 +83,25 @@ def prepare_mutant(path: str, swap: str, code: str):
         real = os.path.realpath(path)
         targets = [f for f in _functions(module, module.__name__, set()) if f.__code__.co_qualname == swap
                    and os.path.realpath(f.__code__.co_filename) == real]
+        if len(news) > 1 and targets and len({f.__code__ for f in targets}) == 1:
+            news = _same_definition(path, swap, targets[0].__code__, news)
         # One definition under that name: swap its code wherever the function object is held.
         if len(news) == 1 and targets and len({f.__code__ for f in targets}) == 1:
             caches = _caches(module, {id(f) for f in targets}, module.__name__)
             return lambda: _swap(targets, news[0], swap, code, caches)
     return lambda: _exec_into(module, compiled, code)
+
+
+def _same_definition(path: str, swap: str, live: types.CodeType, news: list) -> list:
+    """Of several definitions under one name (`typing.overload` stubs before the implementation), the mutated one
+    that is the definition the live function was made from: the same rank among the file's definitions of `swap`."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            olds = list(_codes_by_qualname(compile(handle.read(), path, "exec"), swap))
+    except (OSError, SyntaxError, ValueError):
+        return news
+    ranks = [rank for rank, old in enumerate(olds) if old.co_firstlineno == live.co_firstlineno]
+    return [news[ranks[0]]] if len(olds) == len(news) and len(ranks) == 1 else news
 
 
 def clear_caches(paths: list[str]) -> None:
@@ -134,6 +150,7 @@ def _swap(functions, code: types.CodeType, swap: str, source: str, caches=()) ->
     for cache in caches:  # results of the unmutated code: the mutant computes its own
         cache.cache_clear()
     _serve_source(functions, source)
+    forget_compiled()  # torch compiles the mutant, from the source served
 
 
 def _serve_source(functions, source: str) -> None:
@@ -200,6 +217,7 @@ def _exec_into(module: types.ModuleType, compiled: types.CodeType, source: str) 
                         pass
         elif not name.startswith("__"):
             module.__dict__[name] = value
+    forget_compiled()
 
 
 def install_schema(path: str, tree, swaps: list[str], probe) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from teeth.core import Baseline, Infection, MutantScenario, Outcome
 
@@ -70,11 +70,13 @@ class BaselineDone:
 class InfectionDone:
     """The infection pass ran: per mutant it evaluated, {evaluations, tests, values, infected: {test: values seen}};
     `instrumented`: the mutants put in place (a function that could not be swapped drops its own); `failed`: the
-    tests that failed instrumented (each counts as infecting every mutant it covers)."""
+    tests that failed instrumented, and `compiled`: those that ran target code torch compiled, which the probes
+    cannot see (each of either counts as infecting every mutant it covers)."""
 
     mutants: dict[str, dict]
     instrumented: list[str]
     failed: dict[str, str]
+    compiled: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from teeth.coverage_map import measure
 from teeth.shadowing import shadowing
 from teeth.workers import interpreter
 from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, prepare_mutant
+from teeth.workers.compiled_code import CompiledCode
 from teeth.workers.kernel_launches import kernel_launches
 from teeth.sources import read_source
 from teeth.workers.probe import Recorder
@@ -96,21 +97,26 @@ class PytestRunner:
         files = [*self.files, *self.copies.values()]
         counted = iter(range(1, len(items) + 1))
 
+        compiled = CompiledCode(files)  # what torch compiles runs where coverage cannot see it
+
         def reported(item):
             report(Running(item.nodeid, next(counted)))
-            return _run_item(item)
+            with compiled.test(item.nodeid):
+                return _run_item(item)
 
         launches = kernel_launches()
-        if launches is None:
-            tests = measure(items, files, reported, self.concurrency)
-        else:  # interpreted triton kernels: coverage at launch level, not line by line per program instance
-            def run_item(item):
-                with launches.test(item.nodeid):
-                    return reported(item)
+        with compiled.installed():
+            if launches is None:
+                tests = measure(items, files, reported, self.concurrency)
+            else:  # interpreted triton kernels: coverage at launch level, not line by line per program instance
+                def run_item(item):
+                    with launches.test(item.nodeid):
+                        return reported(item)
 
-            with launches.installed():
-                tests = measure(items, files, run_item, self.concurrency)
-            launches.credit(tests, {os.path.realpath(f) for f in files})
+                with launches.installed():
+                    tests = measure(items, files, run_item, self.concurrency)
+                launches.credit(tests, {os.path.realpath(f) for f in files})
+        compiled.credit(tests)
         for nodeid, record in tests.items():
             for attempt in range(1, retries + 1 if record["failure"] else 0):
                 report(Running(nodeid, len(items)))
@@ -172,17 +178,20 @@ class PytestRunner:
                 instrumented += [s.mutant for s in sites if s.mutant in schema.keys and s.swap in installed]
                 break
         failed: dict[str, str] = {}
-        for count, nodeid in enumerate(scenario.tests, 1):
-            if nodeid not in self.items:
-                continue
-            report(Running(nodeid, count))
-            recorder.test = nodeid
-            failure = _run_item(self.items[nodeid])
-            if failure:
-                failed[nodeid] = failure["detail"]
+        compiled = CompiledCode([*self.files, *self.copies.values()])  # the probes cannot see compiled code run
+        with compiled.installed():
+            for count, nodeid in enumerate(scenario.tests, 1):
+                if nodeid not in self.items:
+                    continue
+                report(Running(nodeid, count))
+                recorder.test = nodeid
+                with compiled.test(nodeid):
+                    failure = _run_item(self.items[nodeid])
+                if failure:
+                    failed[nodeid] = failure["detail"]
         recorder.test = None
         seen = {mutant: recorder.seen[key] for mutant, key in keys.items() if key in recorder.seen}
-        return InfectionDone(seen, instrumented, failed)
+        return InfectionDone(seen, instrumented, failed, compiled.tests())
 
     def mutant(self, scenario: MutantScenario, put_in_place, report: Callable[[Running], object]) -> Outcome:
         """In the mutant's child: put it in place and run its tests until one fails; `report` says which test runs
