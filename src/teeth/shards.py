@@ -142,9 +142,11 @@ def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
     counts = {s: sum(1 for o in outcomes if o["status"] == s) for s in STATUSES}
     made = json.loads(first.run["totals"] or "{}")
     counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
+    notes = list(dict.fromkeys(n for s in shards for n in json.loads(s.run.get("notes") or "[]")))  # each once
     return Store(into).add_run({
         "target": first.run["target"], "started_at": min(s.run["started_at"] for s in shards),
         "finished_at": now(), "status": "completed", "commit": first.run["commit"],
         "dirty": first.run["dirty"], "profiles": first.run["profiles"], "operators": first.run["operators"],
         "versions": first.run["versions"], "options": json.dumps(options), "timings": json.dumps(timings),
-        "totals": json.dumps(counts)}, mutants, outcomes, tests, matrix=matrix)
+        "totals": json.dumps(counts), "notes": json.dumps(notes) if notes else None}, mutants, outcomes, tests,
+        matrix=matrix)

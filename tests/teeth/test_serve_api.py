@@ -68,6 +68,16 @@ def test_a_pushed_run_is_stored_with_its_mutants_outcomes_and_tests(server, two_
     assert remote.run(1)["commit"] == "a" * 40 and remote.run(1)["started_at"] == local.run(1)["started_at"]
 
 
+def test_a_pushed_run_keeps_its_notes(server, two_local_runs, tmp_path):
+    local, _ = two_local_runs
+    audit = "audit (cpu): 3 survived or no_coverage mutant(s) run against the whole suite: 0 disagreement(s)"
+    with sqlite3.connect(local.path) as db:
+        db.execute("update runs set notes = json_array(?) where id = 1", [audit])
+    answer = server.push(local.export_run(1))
+    assert answer.status_code == 201, answer.text
+    assert json.loads(ServeStore(server.db).run(answer.json()["run"])["notes"]) == [audit]
+
+
 def test_pushing_the_same_run_twice_stores_it_once(server, two_local_runs):
     _, (first, second) = two_local_runs
     assert server.push(first).status_code == 201

@@ -126,6 +126,20 @@ def test_merge_refuses_shards_of_different_targets_commits_or_configs(shards, tm
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1 and not into.exists()
 
 
+def test_the_merged_run_keeps_the_notes_of_every_shard_once(shards, tmp_path):
+    root, _, parts = shards
+    audit = "audit (cpu): 3 survived or no_coverage mutant(s) run against the whole suite: 0 disagreement(s)"
+    noted = [_altered(part, tmp_path, f"update runs set notes = json_array('{audit}', 'shard {k} of 3')")
+             for k, part in enumerate(parts, 1)]
+    into = tmp_path / "merged.db"
+    done = cli("merge", *map(str, noted), "--into", str(into), cwd=root)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(into) as conn:
+        (notes,) = conn.execute("select notes from runs").fetchone()
+    assert json.loads(notes) == [audit, "shard 1 of 3", "shard 2 of 3", "shard 3 of 3"]
+    assert audit in cli("results", "--db", str(into), cwd=root).stdout  # shown again, as for a run of one piece
+
+
 def test_merge_refuses_overlapping_and_missing_shards(shards, tmp_path):
     root, _, parts = shards
     into = tmp_path / "merged.db"

@@ -49,6 +49,7 @@ class PushedRunMeta(_Strict):
     timings: Optional[dict] = None
     totals: Optional[dict] = None
     options: dict = {}
+    notes: list[str] = []  # what the run found about the suite (runs.notes): an audit's lines
 
 
 class PushedMutant(_Strict):
@@ -152,7 +153,9 @@ def _finite(text: str) -> float:
 def digest(run: PushedRun) -> str:
     """The run's content key: the same run pushed twice has one digest, whatever schema number it came with. The
     metadata's free-form objects (versions, timings, ...) are key-sorted; the rest is in the models' field order
-    (pydantic's fast JSON; every number in it is finite, so no two values print alike)."""
-    key = hashlib.sha256(json.dumps(run.run.model_dump(), sort_keys=True).encode())
+    (pydantic's fast JSON; every number in it is finite, so no two values print alike). A run without notes has the
+    digest it had before runs carried notes."""
+    meta = run.run.model_dump(exclude={"notes"} if not run.run.notes else None)  # a run without notes: as before
+    key = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
     key.update(run.model_dump_json(by_alias=True, exclude={"run", "schema_version"}).encode())
     return key.hexdigest()

@@ -103,7 +103,8 @@ class ServeStore(Store):
                    "profiles": json.dumps(meta.profiles), "operators": json.dumps(meta.operators),
                    "versions": json.dumps(meta.versions), "options": json.dumps(meta.options),
                    "timings": json.dumps(meta.timings) if meta.timings is not None else None,
-                   "totals": json.dumps(meta.totals) if meta.totals is not None else None}
+                   "totals": json.dumps(meta.totals) if meta.totals is not None else None,
+                   "notes": json.dumps(meta.notes) if meta.notes else None}
 
             def then(run_id: int) -> None:
                 # A push only adds: a mutant this target already has keeps its stored row, and (target, id) is the
@@ -123,6 +124,7 @@ class ServeStore(Store):
         for column, empty in (("profiles", []), ("operators", []), ("versions", {}), ("timings", None),
                               ("totals", None), ("options", {})):
             meta[column] = json.loads(row[column]) if row[column] else empty
+        meta["notes"] = json.loads(row.get("notes") or "[]")  # what the run found about the suite (an audit's lines)
         mutant_rows, outcome_rows, test_rows = self.run_rows(run_id)
         outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields} for o in outcome_rows]
         if not outcomes:
