@@ -30,7 +30,7 @@ def unused(x: torch.Tensor) -> torch.Tensor:
 
 
 def _module(path):
-    spec = importlib.util.spec_from_file_location("compiled_target", path)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -54,6 +54,23 @@ def test_a_test_that_scripts_a_function_is_credited_with_it_and_its_callees_each
     assert tests["t::again"]["lines"] == {real: [4, 5, 8, 9]}
     assert tests["t::none"]["lines"] == {}
     assert compiled.tests() == ["t::first", "t::again"]
+
+
+def test_what_was_scripted_before_the_tests_is_credited_to_every_test(tmp_path):
+    path = tmp_path / "compiled_early.py"
+    path.write_text(SOURCE)
+    module = _module(path)
+    torch.jit.script(module.offset)  # as a test module scripting the target at import would
+    compiled = CompiledCode([str(path)])
+    tests = {"t::a": {"lines": {}}, "t::b": {"lines": {str(path.resolve()): [12]}}}
+    with compiled.installed():
+        for nodeid in tests:
+            with compiled.test(nodeid):
+                pass
+    compiled.credit(tests)
+    real = str(path.resolve())
+    assert tests == {"t::a": {"lines": {real: [4, 5]}}, "t::b": {"lines": {real: [4, 5, 12]}}}
+    assert compiled.tests() == ["t::a", "t::b"]  # the infection pass's probes cannot see them either
 
 
 def test_a_scripted_target_is_covered_and_its_mutants_killed_as_by_hand(project, teeth):

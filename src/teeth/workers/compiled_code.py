@@ -26,14 +26,13 @@ from contextlib import contextmanager
 
 
 def forget_compiled() -> None:
-    """Empty torch's caches of compiled Python code (TorchScript's, as torch's own tests do between tests, and
-    dynamo's), when torch is imported: the next compile reads the source again (a mutant's, once swapped)."""
-    state, recursive = sys.modules.get("torch.jit._state"), sys.modules.get("torch.jit._recursive")
-    if state is not None:
-        state._jit_caching_layer.clear()
-        state._jit_function_overload_caching.clear()
-        state._clear_class_state()
-    if recursive is not None:
+    """Empty torch's caches of compiled Python code (TorchScript's functions and module types, as torch's own tests
+    do between tests, and dynamo's), when torch is imported: the next compile reads the source again (a mutant's,
+    once swapped)."""
+    for cache in _torchscript_caches():  # TorchScript classes stay: objects made at import need them
+        cache.clear()
+    recursive = sys.modules.get("torch.jit._recursive")
+    if hasattr(recursive, "concrete_type_store") and hasattr(recursive, "ConcreteTypeStore"):
         recursive.concrete_type_store = recursive.ConcreteTypeStore()
     dynamo = sys.modules.get("torch._dynamo")
     if dynamo is not None and hasattr(dynamo, "reset"):
@@ -54,11 +53,10 @@ class CompiledCode:
     @contextmanager
     def installed(self):
         """Spy on the sources TorchScript reads, if torch is imported."""
-        sources = sys.modules.get("torch._sources")
-        if sources is None:
+        original = getattr(sys.modules.get("torch._sources"), "get_source_lines_and_file", None)
+        if original is None:
             yield self
             return
-        original = sources.get_source_lines_and_file
         recorder = self
 
         def recorded(obj, *args, **kwargs):
@@ -110,6 +108,13 @@ class CompiledCode:
                     lines[path] = sorted({*lines.get(path, ()), *span})
 
 
+def _torchscript_caches() -> list:
+    """TorchScript's caches of compiled free functions (weak dicts keyed by the Python function), if loaded."""
+    state = sys.modules.get("torch.jit._state")
+    caches = [getattr(state, name, None) for name in ("_jit_caching_layer", "_jit_function_overload_caching")]
+    return [cache for cache in caches if hasattr(cache, "clear") and hasattr(cache, "keys")]
+
+
 def _dynamo_frames() -> int:
     """How many frames dynamo has compiled in this process (0 before it is imported)."""
     utils = sys.modules.get("torch._dynamo.utils")
@@ -119,16 +124,15 @@ def _dynamo_frames() -> int:
 
 def _compiled_before(wanted: set[str]) -> dict[str, set[int]]:
     """The lines of target functions and module classes TorchScript compiled before now (found in its caches)."""
-    state, recursive = sys.modules.get("torch.jit._state"), sys.modules.get("torch.jit._recursive")
-    objects = list(state._jit_caching_layer.keys()) + list(state._jit_function_overload_caching.keys()) \
-        if state is not None else []
-    objects += list(recursive.concrete_type_store.type_store) if recursive is not None else []
+    recursive = sys.modules.get("torch.jit._recursive")
+    objects = [key for cache in _torchscript_caches() for key in list(cache.keys())]
+    objects += list(getattr(getattr(recursive, "concrete_type_store", None), "type_store", None) or ())
     spans: dict[str, set[int]] = {}
     for obj in objects:
         try:
             source, first = inspect.getsourcelines(obj)
             path = os.path.realpath(inspect.getsourcefile(obj) or "")
-        except (OSError, TypeError):
+        except (OSError, TypeError, ValueError, SyntaxError):
             continue
         if path in wanted:
             spans.setdefault(path, set()).update(range(first, first + len(source)))
