@@ -266,7 +266,9 @@ class Lab:
                      settled: dict[str, Outcome], by_id: dict) -> None:
         """Each survivor that ran its tests runs them again with its function's outputs compared with the original's
         (teeth.workers.propagation): its why is not_propagated, not_checked or unmeasured, its detail the figures."""
-        again = [dataclasses.replace(s, compare=True, timeout=3 * s.timeout) for s in scenarios
+        again = [dataclasses.replace(s, compare=True, timeout=3 * s.timeout,  # comparing costs: 3x each deadline
+                                     test_timeouts={t: 3 * b for t, b in (s.test_timeouts or {}).items()})
+                 for s in scenarios
                  if settled[s.id].status is Status.SURVIVED and settled[s.id].why is None]
         if not again:
             return
@@ -318,9 +320,9 @@ class Lab:
                 continue
             if history is not None and not self.full_matrix:
                 tests = history.order(mutant, tests)  # killer-first: the likely killer runs before the rest
-            budget = coverage.budget(tests, self.target.timeout_factor, self.target.timeout_floor)
             scenarios.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
-                                            tests=tests, timeout=budget, full_matrix=self.full_matrix))
+                                            tests=tests, full_matrix=self.full_matrix,
+                                            **coverage.deadlines(tests, self.target)))
         return scenarios, immediate
 
     def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:
