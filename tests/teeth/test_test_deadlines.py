@@ -93,3 +93,26 @@ def test_the_result_disarms_the_last_tests_deadline():
     child.data += frame(TOKEN, Outcome("m", Status.SURVIVED, tests_run=1))
     child.heard()
     assert child.test_deadline is None
+
+
+def test_on_the_cold_path_a_test_has_only_the_mutants_deadline(tmp_path):
+    """Cold, each child pays imports, CUDA's start and kernel compiles in its tests, which their baseline times do
+    not hold: the loop runs until the mutant's deadline."""
+    root = tmp_path / "loops_in_a_fast_test"
+    shutil.copytree(FIXTURES / "loops_in_a_fast_test", root, ignore=shutil.ignore_patterns("__pycache__"))
+    db = str(tmp_path / "teeth.db")
+    done = teeth_cli("run", "--target", "steps", "--execution", "cold", "--operator", "generic.augmented_assignment",
+                     "--db", db, cwd=root)
+    assert done.returncode == 0, done.stderr
+    done = teeth_cli("results", "--format", "json", "--db", db, cwd=root)
+    (looping,) = json.loads(done.stdout)
+    assert looping["status"] == "timeout" and "; its budget was " in looping["detail"], looping
+    assert "its own budget" not in looping["detail"]
+
+
+def test_a_child_on_the_cold_path_arms_no_tests_deadline():
+    scenario = MutantScenario(id="m", path="p.py", swap="f", code="", tests=["a"], timeout=60, test_timeouts={"a": 1})
+    child = Child(pid=0, fd=-1, pidfd=-1, scenario=scenario, token=TOKEN, test_deadlines=False)
+    child.data += frame(TOKEN, Running("a", 1))
+    child.heard()
+    assert child.test_deadline is None and child.next_deadline() == child.deadline
