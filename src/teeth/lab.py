@@ -73,6 +73,16 @@ def run_metadata(target: Target, options: dict) -> dict:
     return {"commit": commit, "dirty": dirty, "versions": versions, "options": {**options, "config": target.digest()}}
 
 
+def command_clock() -> dict:
+    """A command's clock, from the process's own start: `started` on time.perf_counter's scale, `startup` from then
+    to now (the interpreter's start and teeth's imports), `entered`: now, when the command begins its own work."""
+    import psutil
+
+    entered = time.perf_counter()
+    age = max(0.0, time.time() - psutil.Process().create_time())
+    return {"started": entered - age, "startup": age, "entered": entered}
+
+
 def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
     if not ops:
         return mutants
@@ -105,10 +115,12 @@ class Lab:
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
             scope: Callable[[list[Mutant]], list[Mutant]] | None = None,
-            files: list | None = None, discovery: Discovery | None = None) -> RunSummary:
+            files: list | None = None, discovery: Discovery | None = None, clock: dict | None = None) -> RunSummary:
         """`files`: discover mutants in these of the target's files only (the workers still see them all);
-        `discovery`: mutants already discovered (the CLI checks --op before it opens the database)."""
-        clock = {"started": time.perf_counter()}
+        `discovery`: mutants already discovered (the CLI checks --op before it opens the database); `clock`: the
+        command's stages so far, "started" its start (time.perf_counter): the run's timings then start there too."""
+        clock = {"started": time.perf_counter(), **(clock or {})}
+        since = time.perf_counter()
         self.operators = {o.name: o for o in operators}
         searched = self.target if files is None else dataclasses.replace(self.target, files=files)
         if discovery is None:
@@ -119,7 +131,7 @@ class Lab:
             mutants = scope(mutants)
         try:
             self.store.record_mutants(mutants)  # the mutant list is written before any test runs
-            clock["discover"] = time.perf_counter() - clock["started"]
+            clock["discover"] = clock.get("discover", 0.0) + time.perf_counter() - since
             run_id, done = self._open_run(operators, profiles, resume, options or {})
         except sqlite3.OperationalError as exc:
             if disk_full(exc):
@@ -231,6 +243,7 @@ class Lab:
             settled = {o.mutant_id: o for o in [*reused, *(outcome for _, outcome in immediate)]}
             batch: list[tuple[Mutant, Outcome]] = []
             executed = flushed = time.perf_counter()
+            clock.setdefault("first_mutant", executed - clock["started"])  # the fixed cost, from the command's start
             try:
                 for outcome in backend.execute(scenarios):
                     outcome = settled[outcome.mutant_id] = evidence(outcome, coverage)
