@@ -56,8 +56,7 @@ class Audit:
             mutant = by_id[outcome.mutant_id]
             tests = history.order(mutant, everything) if history is not None else everything
             found.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
-                                        tests=tests, timeout=coverage.budget(tests, target.timeout_factor,
-                                                                             target.timeout_floor)))
+                                        tests=tests, **coverage.deadlines(tests, target)))
         return found
 
     def judge(self, profile: str, selected: dict[str, Outcome], full: list[Outcome], by_id: dict) -> None:

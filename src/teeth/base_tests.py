@@ -61,9 +61,7 @@ def run_base_versions(target: Target, changes: Changes, backends: Backends, jobs
                 if covering:
                     found.executes.add((m.id, profile.name))
                     scenarios.append(MutantScenario(id=m.id, path=m.path, swap=m.swap, code=m.code, tests=covering,
-                                                    timeout=coverage.budget(covering, target.timeout_factor,
-                                                                            target.timeout_floor),
-                                                    full_matrix=True))
+                                                    full_matrix=True, **coverage.deadlines(covering, target)))
             for outcome in backend.execute(scenarios):
                 if outcome.matrix:
                     killers = [test for test, check, _ in outcome.matrix if check is not None]

@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import sys
 import threading
+import time
 
 import click
 from rich.console import Console
@@ -129,9 +130,11 @@ def main():
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
         fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix, no_infection):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
+    from teeth.lab import Lab, command_clock, select_ops
+
+    clock = command_clock()  # the run's timings start with the process
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
-    from teeth.lab import Lab, select_ops
     from teeth.preflight import choose_mutants, discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
 
@@ -144,7 +147,9 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         profiles = [dataclasses.replace(p, execution=execution) for p in profiles]
     if resume:
         require_resumable(db_path(db), target)
+    discovering = time.perf_counter()
     found = discover_ops(target, operators, list(ops), DiscoveryCache())  # an unknown --op is refused before the database is opened
+    clock["discover"] = time.perf_counter() - discovering
     stale = [] if operator_names else sorted(set(target.equivalent) - {m.id for m in found.mutants})  # --operator: not all made
     if stale:
         click.echo(f"teeth: warning: target {target.name}: equivalent id(s) that match no mutant of its files as they "
@@ -176,7 +181,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
         return [m for m in mutants if (shard is None or shard.holds(m.id)) and (chosen is None or m.id in chosen)]
 
     try:
-        summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found,
+        clock["prepare"] = time.perf_counter() - clock.pop("entered") - clock["discover"]  # config, database, backend
+        summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found, clock=clock,
                           options=options, scope=scope if shard is not None or chosen is not None else None)
     except KeyboardInterrupt:
         if lab.run_id is None:

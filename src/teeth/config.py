@@ -16,7 +16,8 @@ from teeth.errors import ConfigError
 from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 
 TARGET_KEYS = {"files", "modules", "tests", "pytest_args", "operators", "profiles", "ops", "root",
-               "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor", "profile_files", "op_from",
+               "fail_under", "tolerance", "required_operators", "timeout_floor", "timeout_factor",
+               "test_timeout_floor", "test_timeout_factor", "profile_files", "op_from",
                "baseline_timeout", "sandbox", "equivalent", "skip", "contiguous_decorators",
                "baseline_retries", "flaky", "concurrency", "files_outside_root",
                "test_required_operators", "new_kills"}
@@ -39,6 +40,8 @@ class Target:
     new_kills: int = 1  # teeth check on added tests: how many new kills of them it must bring (0: no such gate)
     timeout_floor: float = 5.0  # seconds a mutant always gets
     timeout_factor: float = 5.0  # times the baseline duration of its tests
+    test_timeout_floor: float = 1.0  # seconds each test of a mutant always gets
+    test_timeout_factor: float = 5.0  # times that test's own baseline duration
     profile_files: dict[str, set[Path]] = field(default_factory=dict)  # profile -> the files it runs
     op_from: str = "function"  # "function": the qualified name; "file": the module's name (an op adapter)
     baseline_timeout: float = 1800.0  # seconds the unmutated suite may take
@@ -88,7 +91,7 @@ class Target:
             "profiles": [[p.name, sorted(p.env.items()), list(p.pytest_args), p.requires,
                           *(["bounds_check"] if p.checks_bounds else []),
                           *([p.dtype] if p.dtype != "float32" else [])] for p in self.profiles],
-            "timeout": [self.timeout_floor, self.timeout_factor], "suppression": self.suppression(),
+            "timeout": [self.timeout_floor, self.timeout_factor, self.test_timeout_floor, self.test_timeout_factor], "suppression": self.suppression(),
             "profile_files": {k: sorted(self.display_path(f) for f in v) for k, v in self.profile_files.items()},
         }
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
@@ -204,6 +207,8 @@ def _target(name: str, table: dict, base: Path, profiles: dict[str, Profile]) ->
         new_kills=table.get("new_kills", 1),
         timeout_floor=float(table.get("timeout_floor", 5.0)),
         timeout_factor=float(table.get("timeout_factor", 5.0)),
+        test_timeout_floor=float(table.get("test_timeout_floor", 1.0)),
+        test_timeout_factor=float(table.get("test_timeout_factor", 5.0)),
         profile_files={p: set(_files(name, root, globs, [], outside))
                        for p, globs in table.get("profile_files", {}).items()},
         op_from=_choice(name, "op_from", table.get("op_from", "function"), ("function", "file")),

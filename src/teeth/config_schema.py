@@ -73,6 +73,8 @@ class TargetTable(_Table):
     new_kills: int = Field(default=1, ge=0)
     timeout_floor: float = Field(default=5.0, ge=0)
     timeout_factor: float = Field(default=5.0, ge=0)
+    test_timeout_floor: float = Field(default=1.0, ge=0)
+    test_timeout_factor: float = Field(default=5.0, ge=0)
     profile_files: dict[str, list[PathText]] = {}
     op_from: Literal["function", "file"] = "function"
     baseline_timeout: float = Field(default=1800.0, gt=0)

@@ -174,6 +174,9 @@ class MutantScenario(Scenario):
     tests: list[str]
     full_matrix: bool = False  # run every test, not only until the first failure (teeth.kill_matrix)
     compare: bool = False  # compare the mutated function's outputs with the original's (teeth.workers.propagation)
+    # each test's own deadline (seconds from the moment the child says it runs it); a test not named here has only
+    # the mutant's `timeout`
+    test_timeouts: dict[str, float] | None = None
 
     @property
     def ident(self) -> str:

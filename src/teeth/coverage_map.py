@@ -118,3 +118,10 @@ class CoverageMap:
     def budget(self, tests: list[str], factor: float = 5.0, floor: float = 5.0) -> float:
         """The time a mutant may take before it is a `timeout`."""
         return floor + factor * sum(self.durations[t] for t in tests)
+
+    def deadlines(self, tests: list[str], target) -> dict:
+        """A mutant's deadlines as MutantScenario's fields: the whole mutant's (`timeout_floor` + `timeout_factor` x
+        its tests' baseline time) and each test's own (`test_timeout_floor` + `test_timeout_factor` x that test's)."""
+        return {"timeout": self.budget(tests, target.timeout_factor, target.timeout_floor),
+                "test_timeouts": {t: target.test_timeout_floor + target.test_timeout_factor * self.durations[t]
+                                  for t in tests if t in self.durations}}

@@ -4,11 +4,24 @@ names there derive from `tl.program_id` (a program's own slice of the work)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 import libcst as cst
-import libcst.matchers as m
 
-_PROGRAM_ID = m.Call(func=m.Attribute(attr=m.Name("program_id")))
+
+@cache
+def _matchers():
+    """libcst.matchers, imported when a kernel is first looked at: the slowest import of every teeth command (about
+    a quarter of `teeth run`'s startup), which a run whose discovery is cached never needs."""
+    import libcst.matchers
+
+    return libcst.matchers
+
+
+@cache
+def _program_id():
+    m = _matchers()
+    return m.Call(func=m.Attribute(attr=m.Name("program_id")))
 
 
 @dataclass
@@ -25,7 +38,8 @@ class Kernel:
 
     def uses_program_id(self, node: cst.CSTNode) -> bool:
         """Does `node` read tl.program_id, directly or through a name derived from it?"""
-        if m.findall(node, _PROGRAM_ID):
+        m = _matchers()
+        if m.findall(node, _program_id()):
             return True
         return any(name.value in self.program_names for name in m.findall(node, m.Name()))
 
@@ -43,9 +57,10 @@ def is_kernel(node: cst.FunctionDef) -> bool:
 def kernel_of(node: cst.FunctionDef) -> Kernel:
     """The kernel context of a @triton.jit function: its program-id-derived names, to a fixed point."""
     kernel = Kernel(node.name.value)
+    m, program_id = _matchers(), _program_id()
     assigns = [(a.targets, a.value) for a in m.findall(node.body, m.Assign())]
     for targets, value in assigns:
-        if m.matches(value, _PROGRAM_ID | m.Call(func=m.Attribute(value=_PROGRAM_ID, attr=m.Name("to")))):
+        if m.matches(value, program_id | m.Call(func=m.Attribute(value=program_id, attr=m.Name("to")))):
             kernel.program_axes.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
     changed = True
     while changed:

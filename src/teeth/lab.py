@@ -73,6 +73,16 @@ def run_metadata(target: Target, options: dict) -> dict:
     return {"commit": commit, "dirty": dirty, "versions": versions, "options": {**options, "config": target.digest()}}
 
 
+def command_clock() -> dict:
+    """A command's clock, from the process's own start: `started` on time.perf_counter's scale, `startup` from then
+    to now (the interpreter's start and teeth's imports), `entered`: now, when the command begins its own work."""
+    import psutil
+
+    entered = time.perf_counter()
+    age = max(0.0, time.time() - psutil.Process().create_time())
+    return {"started": entered - age, "startup": age, "entered": entered}
+
+
 def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
     if not ops:
         return mutants
@@ -105,10 +115,12 @@ class Lab:
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
             scope: Callable[[list[Mutant]], list[Mutant]] | None = None,
-            files: list | None = None, discovery: Discovery | None = None) -> RunSummary:
+            files: list | None = None, discovery: Discovery | None = None, clock: dict | None = None) -> RunSummary:
         """`files`: discover mutants in these of the target's files only (the workers still see them all);
-        `discovery`: mutants already discovered (the CLI checks --op before it opens the database)."""
-        clock = {"started": time.perf_counter()}
+        `discovery`: mutants already discovered (the CLI checks --op before it opens the database); `clock`: the
+        command's stages so far, "started" its start (time.perf_counter): the run's timings then start there too."""
+        clock = {"started": time.perf_counter(), **(clock or {})}
+        since = time.perf_counter()
         self.operators = {o.name: o for o in operators}
         searched = self.target if files is None else dataclasses.replace(self.target, files=files)
         if discovery is None:
@@ -119,7 +131,7 @@ class Lab:
             mutants = scope(mutants)
         try:
             self.store.record_mutants(mutants)  # the mutant list is written before any test runs
-            clock["discover"] = time.perf_counter() - clock["started"]
+            clock["discover"] = clock.get("discover", 0.0) + time.perf_counter() - since
             run_id, done = self._open_run(operators, profiles, resume, options or {})
         except sqlite3.OperationalError as exc:
             if disk_full(exc):
@@ -231,6 +243,7 @@ class Lab:
             settled = {o.mutant_id: o for o in [*reused, *(outcome for _, outcome in immediate)]}
             batch: list[tuple[Mutant, Outcome]] = []
             executed = flushed = time.perf_counter()
+            clock.setdefault("first_mutant", executed - clock["started"])  # the fixed cost, from the command's start
             try:
                 for outcome in backend.execute(scenarios):
                     outcome = settled[outcome.mutant_id] = evidence(outcome, coverage)
@@ -266,7 +279,9 @@ class Lab:
                      settled: dict[str, Outcome], by_id: dict) -> None:
         """Each survivor that ran its tests runs them again with its function's outputs compared with the original's
         (teeth.workers.propagation): its why is not_propagated, not_checked or unmeasured, its detail the figures."""
-        again = [dataclasses.replace(s, compare=True, timeout=3 * s.timeout) for s in scenarios
+        again = [dataclasses.replace(s, compare=True, timeout=3 * s.timeout,  # comparing costs: 3x each deadline
+                                     test_timeouts={t: 3 * b for t, b in (s.test_timeouts or {}).items()})
+                 for s in scenarios
                  if settled[s.id].status is Status.SURVIVED and settled[s.id].why is None]
         if not again:
             return
@@ -318,9 +333,9 @@ class Lab:
                 continue
             if history is not None and not self.full_matrix:
                 tests = history.order(mutant, tests)  # killer-first: the likely killer runs before the rest
-            budget = coverage.budget(tests, self.target.timeout_factor, self.target.timeout_floor)
             scenarios.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
-                                            tests=tests, timeout=budget, full_matrix=self.full_matrix))
+                                            tests=tests, full_matrix=self.full_matrix,
+                                            **coverage.deadlines(tests, self.target)))
         return scenarios, immediate
 
     def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:

@@ -151,6 +151,8 @@ VALID = {  # what each key takes, said independently of the schema under test
     "root": lambda v: isinstance(v, str) and "\0" not in v,
     "fail_under": lambda v: is_number(v) and 0 <= v <= 1, "tolerance": lambda v: is_number(v) and 0 <= v <= 1,
     "timeout_floor": lambda v: is_number(v) and v >= 0, "timeout_factor": lambda v: is_number(v) and v >= 0,
+    "test_timeout_floor": lambda v: is_number(v) and v >= 0,
+    "test_timeout_factor": lambda v: is_number(v) and v >= 0,
     "profile_files": lambda v: isinstance(v, dict) and all(is_paths(x) for x in v.values()),
     "op_from": lambda v: v in ("function", "file"),
     "equivalent": lambda v: isinstance(v, dict) and all(

@@ -173,7 +173,7 @@ def _processes(parent: int) -> list[int]:
 
 
 def test_sigkill_of_the_warm_worker_stops_its_looping_mutants_and_the_run(project, hostile):
-    root = project("loops_when_mutated")  # timeout_floor 600: only the worker's death can stop them
+    root = project("loops_when_mutated")  # timeout floors 600: only the worker's death can stop them
     process = hostile("run", "--target", "loops", "--jobs", "2", cwd=root)
     deadline, worker, mutants = time.monotonic() + 90, None, []
     while time.monotonic() < deadline and len(mutants) < 2:

@@ -1,5 +1,6 @@
-"""The worker's fork supervisor: one forked child per scenario, each with its deadline; a child's exit becomes a
-message (its result, a timeout, a crash kill or a worker failure) for the backend."""
+"""The worker's fork supervisor: one forked child per scenario, each with its deadline (and one per test, armed when
+the child says which test it runs); a child's exit becomes a message (its result, a timeout, a crash kill or a
+worker failure) for the backend."""
 
 from __future__ import annotations
 
@@ -34,14 +35,33 @@ class Channel:
 
 
 class Child:
-    """One forked process running one scenario: its own process group, its result pipe and its exit (a pidfd)."""
+    """One forked process running one scenario: its own process group, its result pipe and its exit (a pidfd).
+    `test_deadlines`: each test of a mutant also has its own deadline (`MutantScenario.test_timeouts`)."""
 
-    def __init__(self, pid: int, fd: int, pidfd: int, scenario: Scenario, token: bytes):
+    def __init__(self, pid: int, fd: int, pidfd: int, scenario: Scenario, token: bytes, test_deadlines: bool = True):
         self.pid, self.fd, self.pidfd, self.scenario, self.token = pid, fd, pidfd, scenario, token
         self.deadline = time.monotonic() + scenario.timeout
         self.data = b""
         self.started = time.perf_counter()
         self.timed_out = False
+        self.budgets: dict[str, float] = (getattr(scenario, "test_timeouts", None) or {}) if test_deadlines else {}
+        self.running: Running | None = None  # the test it runs now, with a budget of its own
+        self.test_deadline: float | None = None  # when that test's budget runs out
+        self.test_timed_out: tuple[str, float] | None = None  # (the test, its budget) that ran out
+
+    def heard(self) -> None:
+        """New data on the pipe: a `Running` for a test with a budget arms that test's deadline; anything else (a
+        test without one, the result) disarms it, leaving the scenario's."""
+        message = self.last_message() if self.budgets else None
+        if isinstance(message, Running) and message.test in self.budgets:
+            if message != self.running:
+                self.running = message
+                self.test_deadline = time.monotonic() + self.budgets[message.test]
+        else:
+            self.running, self.test_deadline = None, None
+
+    def next_deadline(self) -> float:
+        return self.deadline if self.test_deadline is None else min(self.deadline, self.test_deadline)
 
     def last_message(self) -> Message | None:
         """The last framed message in the pipe (a `Running`, or the result): a test may write anything to file
@@ -129,7 +149,9 @@ class Supervisor:
             pass
         os.set_blocking(read_fd, False)
         pidfd = os.pidfd_open(pid)
-        child = Child(pid, read_fd, pidfd, scenario, token)
+        # Cold, a child's tests pay what the warm path pays once for all (imports, CUDA's start, compiling the kernels
+        # they launch), which their baseline times do not hold: only the scenario's deadline applies.
+        child = Child(pid, read_fd, pidfd, scenario, token, test_deadlines=self.execution == "warm")
         self.children[pidfd] = child
         self.selector.register(read_fd, selectors.EVENT_READ, ("pipe", child))
         self.selector.register(pidfd, selectors.EVENT_READ, ("exit", child))
@@ -172,6 +194,7 @@ class Supervisor:
                     self.selector.unregister(child.fd)
                 return
             child.data += chunk
+            child.heard()
 
     def finish(self, child: Child) -> None:
         """The child exited: its result is what it wrote; its group (helpers its tests started) is killed."""
@@ -215,6 +238,12 @@ class Supervisor:
     def _verdict(self, child: Child, status: int, duration: float, result: Message | None,
                  running: Running | None) -> Message:
         ident = child.scenario.ident
+        if child.test_timed_out:
+            test, budget = child.test_timed_out
+            return Outcome(ident, Status.TIMEOUT, duration=duration, killed_by=test,
+                           tests_run=running.tests_run if running else None,
+                           detail=f"no result after {duration:.1f}s: {test} ran past its own budget of {budget:.2f} s"
+                                  f" (the mutant's was {child.scenario.timeout:.1f} s)")
         if child.timed_out:
             return Outcome(ident, Status.TIMEOUT, duration=duration, detail=f"no result after {duration:.1f}s"
                            + (f" (running {running.test})" if running else "")
@@ -245,10 +274,16 @@ class Supervisor:
         while running or self.children:
             now = time.monotonic()
             for child in self.children.values():
+                if not child.timed_out and child.test_deadline is not None and now >= child.test_deadline:
+                    self._drain(child)  # the test may have just finished: its deadline moves on, or is gone
+                    if child.test_deadline is not None and now >= child.test_deadline:
+                        child.test_timed_out = (child.running.test, child.budgets[child.running.test])
+                        child.timed_out = True
+                        kill_group(child.pid)
                 if not child.timed_out and now >= child.deadline:
                     child.timed_out = True
                     kill_group(child.pid)
-            deadlines = [c.deadline - now for c in self.children.values() if not c.timed_out]
+            deadlines = [c.next_deadline() - now for c in self.children.values() if not c.timed_out]
             for key, _ in self.selector.select(timeout=max(0.0, min(deadlines)) if deadlines else None):
                 if key.data is None:
                     chunk = os.read(self.channel.in_fd, READ_CHUNK)
