@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import sys
 import threading
+import time
 
 import click
 from rich.console import Console
@@ -129,6 +130,7 @@ def main():
 def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address, no_cache,
         fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix, no_infection):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
+    started = time.perf_counter()  # the run's timings start here: discovery below is part of them
     from teeth.discovery_cache import DiscoveryCache
     from teeth.incremental import OutcomeCache
     from teeth.lab import Lab, select_ops
@@ -177,7 +179,8 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
 
     try:
         summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found,
-                          options=options, scope=scope if shard is not None or chosen is not None else None)
+                          options=options, scope=scope if shard is not None or chosen is not None else None,
+                          started=started)
     except KeyboardInterrupt:
         if lab.run_id is None:
             click.echo("teeth: interrupted before the run started; nothing was recorded", err=True)

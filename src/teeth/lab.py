@@ -105,10 +105,12 @@ class Lab:
     def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
             jobs: int = 1, resume: bool = False, options: dict | None = None,
             scope: Callable[[list[Mutant]], list[Mutant]] | None = None,
-            files: list | None = None, discovery: Discovery | None = None) -> RunSummary:
+            files: list | None = None, discovery: Discovery | None = None,
+            started: float | None = None) -> RunSummary:
         """`files`: discover mutants in these of the target's files only (the workers still see them all);
-        `discovery`: mutants already discovered (the CLI checks --op before it opens the database)."""
-        clock = {"started": time.perf_counter()}
+        `discovery`: mutants already discovered (the CLI checks --op before it opens the database); `started`: the
+        time.perf_counter() the command started at, where the timings begin (default: now)."""
+        clock = {"started": time.perf_counter() if started is None else started}
         self.operators = {o.name: o for o in operators}
         searched = self.target if files is None else dataclasses.replace(self.target, files=files)
         if discovery is None:
