@@ -90,11 +90,24 @@ class Collector(cst.CSTVisitor):
         self.operators = operators
         self.found: list[Found] = []
         self.arid = 0  # mutants not made: message text, docstrings, logging
+        self._by_type: dict[type, list[Operator]] = {}  # per node type, the operators that may apply, in order
+        self._asked = {id(o) for o in operators if type(o).applies_to is not Operator.applies_to}  # per node
+
+    def applicable(self, node: cst.CSTNode) -> list[Operator]:
+        """The operators that apply to `node`, in order. An operator that keeps Operator.applies_to decides by the
+        node's type alone, once per type; one that overrides it is asked for every node."""
+        kind = type(node)
+        candidates = self._by_type.get(kind)
+        if candidates is None:
+            candidates = self._by_type[kind] = [o for o in self.operators if id(o) in self._asked or o.applies_to(node)]
+        if not self._asked:
+            return candidates
+        return [o for o in candidates if id(o) not in self._asked or o.applies_to(node)]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, SKIPPED):
             return False
-        applicable = [operator for operator in self.operators if operator.applies_to(node)]
+        applicable = self.applicable(node)
         if not applicable:
             return True
         ctx = Context(parent=self.get_metadata(ParentNodeProvider, node, None),

@@ -1,5 +1,6 @@
 """Discovery at scale: each mutant is an edit of its file's text, compiled within the unit it changes and diffed
-around the change, and discovery gives the same mutants as compiling and diffing every mutant's whole file."""
+around the change, the same mutants as compiling and diffing every mutant's whole file; operators are matched to a
+node by its type once; and a run's timings start when the command does, discovery included."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +21,8 @@ from hypothesis import strategies as st
 from teeth.config import load_config
 from teeth.discover import discover
 from teeth.edits import SourceText, edit_between
-from teeth.operators import select_operators
+from teeth.operators import Operator, select_operators
+from teeth.operators.testing import mutants_of
 from tests.helpers.whole_file import fingerprint, whole_file_discovery
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +39,6 @@ def test_every_mutant_of_the_targets_is_the_one_whole_file_compiling_and_diffing
 
 
 def text_of(source: str) -> SourceText:
-    import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     wrapper = MetadataWrapper(cst.parse_module(source))
@@ -177,3 +179,22 @@ def test_a_runs_discovery_timing_starts_when_the_command_does(project, tmp_path)
     assert done.returncode == 0, done.stderr
     timings = json.loads(sqlite3.connect(db).execute("select timings from runs").fetchone()[0])
     assert timings["discover"] >= 1.5 and timings["total"] >= timings["discover"]
+
+
+class RenameB(Operator):
+    """Only `b` is renamed: an operator whose applies_to looks at more than the node's type."""
+
+    name = "rename_b"
+    node_types = (cst.Name,)
+
+    def applies_to(self, node):
+        return isinstance(node, cst.Name) and node.value == "b"
+
+    def mutate(self, node, ctx):
+        yield node.with_changes(value="c")
+
+
+def test_an_operator_that_overrides_applies_to_is_asked_for_every_node():
+    assert mutants_of(RenameB(), "x = a + b\n") == ["x = a + c\n"]
+    assert mutants_of(select_operators(["whole_batch"])[0], "a = t[i:j]\nb = u[k:l]\n") == [
+        "a = t\nb = u[k:l]\n", "a = t[i:j]\nb = u\n"]
