@@ -14,6 +14,7 @@ FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
     FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 _MODULE_GLOBAL = re.compile(r"^[ \t]*global\b", re.MULTILINE)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 CONTEXT = 2  # lines of context around a change in a mutant's diff
 
@@ -51,6 +52,11 @@ class SourceText:
     path: str = "<source>"
 
     def __post_init__(self) -> None:
+        # Python's and libcst's lines end at \r\n, \r or \n; str.splitlines (difflib's lines, the diff's) also at
+        # \x0c, \x1c-\x1e, \x85, \u2028, \u2029: positions and units are in the first, the diff in the second
+        self.code_offsets = [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
+        if self.code_offsets[-1] != len(self.text):
+            self.code_offsets.append(len(self.text))
         try:  # the compiler flags of the file's `from __future__` imports
             self.futures = compile(self.text, self.path, "exec", dont_inherit=True).co_flags & FUTURE_FLAGS
             self.whole = False
@@ -64,22 +70,24 @@ class SourceText:
         self._firsts = [first for first, _ in self.statements]
 
     def offset(self, line: int, column: int) -> int:
-        return self.offsets[line - 1] + column
+        """The character offset of a libcst position (1-based line, 0-based column)."""
+        return self.code_offsets[line - 1] + column
 
-    def line_of(self, offset: int) -> int:
-        """The 1-based line holding a character offset."""
-        return min(bisect.bisect_right(self.offsets, offset), max(1, len(self.offsets) - 1))
+    @staticmethod
+    def _line_of(offsets: list[int], offset: int) -> int:
+        return min(bisect.bisect_right(offsets, offset), max(1, len(offsets) - 1))
 
-    def changed_lines(self, edit: Edit) -> tuple[int, int]:
-        """The first and last line the edit touches (the line its end falls on included: text inserted without a
-        newline joins that line)."""
+    def changed_lines(self, edit: Edit, offsets: list[int] | None = None) -> tuple[int, int]:
+        """The first and last line (1-based, of `offsets`: the diff's lines by default) the edit touches, the line
+        its end falls on included: text inserted without a newline joins that line."""
         start, end, _ = edit
-        return self.line_of(start), self.line_of(end)
+        offsets = self.offsets if offsets is None else offsets
+        return self._line_of(offsets, start), self._line_of(offsets, end)
 
     def compiles(self, edit: Edit, function: tuple[int, int] | None) -> bool:
         """Does the file compile with `edit` applied? `function`: the first and last line of the outermost function
         holding the change (decorators included), None outside every function."""
-        first, last = self.changed_lines(edit)
+        first, last = self.changed_lines(edit, self.code_offsets)
         unit = None
         if self.whole:
             pass
@@ -93,7 +101,8 @@ class SourceText:
         if unit is None:
             code = apply(self.text, edit)
         else:
-            code = self.text[self.offsets[unit[0] - 1]:start] + text + self.text[end:self.offsets[unit[1]]]
+            lines = self.code_offsets
+            code = self.text[lines[unit[0] - 1]:start] + text + self.text[end:lines[unit[1]]]
             if code[:1] in (" ", "\t"):  # a method: inside a block, as it stands in its class
                 code = "if 1:\n" + code
         try:

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from teeth.config import load_config
-from teeth.discover import discover
+from teeth.config import Target, load_config
+from teeth.discover import discover, discover_source
 from teeth.edits import SourceText, edit_between
 from teeth.operators import Operator, select_operators
 from teeth.operators.testing import mutants_of
@@ -71,6 +71,15 @@ def test_a_change_in_a_method_is_compiled_as_its_file_would_be():
     assert text.compiles(edit(METHOD, "return row", "return rows"), method)
     assert not text.compiles(edit(METHOD, "for row in rows:\n            return row", "break"), method)
     assert not text.compiles(edit(METHOD, "return row", "return row = 1"), method)
+
+
+def test_a_form_feed_which_splitlines_counts_as_a_line_break_and_python_does_not_shifts_no_unit():
+    source = "x = 1\n\x0c\ndef f(a):\n    y = a + 1\n    return (y +\n            2)\n"
+    target = Target(name="t", root=Path("."), files=[Path("m.py")], tests=[])
+    fast = discover_source(target, Path("m.py"), source, select_operators(["generic"]))
+    with whole_file_discovery():
+        whole = discover_source(target, Path("m.py"), source, select_operators(["generic"]))
+    assert fast.mutants and fast.unviable == 0 and fingerprint(fast) == fingerprint(whole)
 
 
 def test_a_change_at_module_level_is_compiled_within_its_statement():
