@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass, field
 
 from teeth.base_tests import run_base_versions
@@ -92,6 +93,7 @@ def check_target(store: Store, target: Target, changes: Changes, backends: Backe
                  progress: Progress | None = None, full_matrix: bool = False) -> TargetCheck:
     """Run the target's mutants in changed functions (cached ones reused), and those the changed tests execute (full
     matrix), then gate the recorded run: the changed code by the target's gate, the changed tests by theirs."""
+    started = time.perf_counter()  # the run's timings start here: discovering for the changed tests is part of them
     progress = progress or Progress()
     touched = [f for f in target.files if os.path.realpath(f) in changes.lines]  # only changed files are parsed
     tests = changed_tests(target, changes)
@@ -118,7 +120,7 @@ def check_target(store: Store, target: Target, changes: Changes, backends: Backe
                **({"tests": {"added": added, "edited": edited}} if tests.any else {})}
     if touched or tests.any:
         summary = lab.run(operators, target.profiles, jobs=jobs, scope=scope, options=options,
-                          files=None if tests.any else touched, discovery=discovery)
+                          files=None if tests.any else touched, discovery=discovery, clock={"started": started})
         run_id = summary.run_id
     else:  # nothing changed in this target: record an empty, complete run
         run_id = store.start_run(target.name, [p.name for p in target.profiles], [],

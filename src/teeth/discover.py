@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 from teeth.annotations import read_annotations
 from teeth.arid import AridProvider
 from teeth.config import Target
+from teeth.edits import Edit, SourceText, apply, edit_between
 from teeth.equivalence import EquivalenceRules
 from teeth.errors import ConfigError
 from teeth.functions import EnclosingProvider
@@ -36,10 +36,16 @@ class Mutant:
     operator: str
     original: str
     replacement: str
-    code: str = field(repr=False)  # the whole mutated file
+    source: str = field(repr=False)  # the file's text, one string shared by all its mutants
+    edit: Edit  # the change: source[start:end] becomes the text
     diff: str = field(repr=False)
     lines: list[int] = field(default_factory=list)  # the lines whose coverage selects its tests
     skip: str | None = None  # "pragma: no mutate", "equivalent: <reason>", "teeth: off ...", "skip: <pattern> ..."
+
+    @property
+    def code(self) -> str:
+        """The whole mutated file."""
+        return apply(self.source, self.edit)
 
     @property
     def one_line(self) -> str:
@@ -84,11 +90,24 @@ class Collector(cst.CSTVisitor):
         self.operators = operators
         self.found: list[Found] = []
         self.arid = 0  # mutants not made: message text, docstrings, logging
+        self._by_type: dict[type, list[Operator]] = {}  # per node type, the operators that may apply, in order
+        self._asked = {id(o) for o in operators if type(o).applies_to is not Operator.applies_to}  # per node
+
+    def applicable(self, node: cst.CSTNode) -> list[Operator]:
+        """The operators that apply to `node`, in order. An operator that keeps Operator.applies_to decides by the
+        node's type alone, once per type; one that overrides it is asked for every node."""
+        kind = type(node)
+        candidates = self._by_type.get(kind)
+        if candidates is None:
+            candidates = self._by_type[kind] = [o for o in self.operators if id(o) in self._asked or o.applies_to(node)]
+        if not self._asked:
+            return candidates
+        return [o for o in candidates if id(o) not in self._asked or o.applies_to(node)]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, SKIPPED):
             return False
-        applicable = [operator for operator in self.operators if operator.applies_to(node)]
+        applicable = self.applicable(node)
         if not applicable:
             return True
         ctx = Context(parent=self.get_metadata(ParentNodeProvider, node, None),
@@ -135,7 +154,7 @@ def discover_source(target: Target, path: Path, source: str, operators: list[Ope
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         raise ConfigError(f"{path}:{exc.raw_line}: cannot parse target file: {exc.message}") from None
-    wrapper = MetadataWrapper(module)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # parsed here, used by nothing else
     collector = Collector(operators)
     wrapper.visit(collector)
     positions = wrapper.resolve(PositionProvider)
@@ -147,7 +166,9 @@ def discover_source(target: Target, path: Path, source: str, operators: list[Ope
     seen_code = {hashlib.sha256(source.encode()).hexdigest()}
     occurrences: Counter = Counter()
     ordered = sorted(collector.found, key=lambda f: (not f.operator.domain,))
-    offsets = _line_offsets(source)
+    text = SourceText(source, [(positions[statement].start.line, positions[statement].end.line)
+                                 for statement in wrapper.module.body],
+                      str(path))
     for found in ordered:
         node, replacement, operator, ctx = found.node, found.replacement, found.operator, found.ctx
         qual = ctx.enclosing.name
@@ -156,24 +177,22 @@ def discover_source(target: Target, path: Path, source: str, operators: list[Ope
         original_text = wrapper.module.code_for_node(node)
         replacement_text = wrapper.module.code_for_node(replacement)
         pos = ctx.position
-        start = offsets[pos.start.line - 1] + pos.start.column
-        end = offsets[pos.end.line - 1] + pos.end.column
+        start, end = text.offset(pos.start.line, pos.start.column), text.offset(pos.end.line, pos.end.column)
         at = _text_at(source, original_text, start, end)
         shift = _indent_shift(source[start:end], original_text) if at is None else None
         if at is not None:  # splice the text: a tree rebuild per mutant costs 25 ms (300 ms in a 900-line file)
-            code = source[:at] + replacement_text + source[at + len(original_text):]
+            edit = (at, at + len(original_text), replacement_text)
         elif shift is not None and shift(replacement_text) is not None:  # a nested node, generated unindented
-            code = source[:start] + shift(replacement_text) + source[end:]
+            edit = (start, end, shift(replacement_text))
         else:
             mutated = wrapper.module.deep_replace(node, replacement)
-            code = mutated.code if isinstance(mutated, cst.Module) else ""
-        digest = hashlib.sha256(code.encode()).hexdigest()
+            edit = edit_between(source, mutated.code if isinstance(mutated, cst.Module) else "")
+        digest = hashlib.sha256(apply(source, edit).encode()).hexdigest()
         if digest in seen_code:
             result.duplicates += 1
             continue
-        try:
-            compile(code, str(path), "exec")
-        except (SyntaxError, ValueError):
+        function = ctx.function.outer if ctx.function is not None else None
+        if not text.compiles(edit, (function.first, function.last) if function is not None else None):
             result.unviable += 1
             continue
         seen_code.add(digest)
@@ -185,8 +204,8 @@ def discover_source(target: Target, path: Path, source: str, operators: list[Ope
         result.mutants.append(Mutant(
             id=ident, target=target.name, file=display, path=str(path), line=pos.start.line,
             end_line=pos.end.line, function=qual, swap=swap, op=target.op_for(qual, path), operator=operator.name,
-            original=original_text, replacement=replacement_text, code=code,
-            diff=_diff(source, code, display), lines=sorted({stmt, *span} - {0}),
+            original=original_text, replacement=replacement_text, source=source, edit=edit,
+            diff=text.diff(edit, display), lines=sorted({stmt, *span} - {0}),
             skip=(annotations.skip_reason(span, operator.name)
                   or target.skip_reason(ident, display, qual, operator.name)
                   or rules.reason(node, replacement, operator)),
@@ -235,19 +254,6 @@ def _indent_shift(span: str, text: str):
         return "\n".join([head, *moved])
 
     return shift if shift(text) == span else None
-
-
-def _line_offsets(source: str) -> list[int]:
-    offsets, total = [], 0
-    for line in source.splitlines(True):
-        offsets.append(total)
-        total += len(line)
-    return [*offsets, total]
-
-
-def _diff(before: str, after: str, name: str) -> str:
-    return "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
-                                        f"a/{name}", f"b/{name}", n=2))
 
 
 def discover(target: Target, operators: list[Operator]) -> Discovery:

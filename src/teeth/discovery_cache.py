@@ -25,7 +25,7 @@ from teeth.discover import Discovery, Mutant, discover_file
 from teeth.operators import Operator
 from teeth.sources import read_source
 
-FORMAT = 2  # bump when the entry layout changes
+FORMAT = 3  # bump when the entry layout changes
 
 
 def cache_folder() -> Path:
@@ -99,7 +99,7 @@ class DiscoveryCache:
         except (OSError, SyntaxError, ValueError):
             return discover_file(target, path, operators)  # its own error message
         entry = self.folder / f"{self.key(target, path, source, operators)}.json.gz"
-        found = self._load(entry)
+        found = self._load(entry, source)
         if found is not None:
             self.hits += 1
             return found
@@ -109,23 +109,30 @@ class DiscoveryCache:
         return found
 
     @staticmethod
-    def _load(entry: Path) -> Discovery | None:
+    def _load(entry: Path, source: str) -> Discovery | None:
         try:
             data = json.loads(gzip.decompress(entry.read_bytes()))
             for other, digest in data["read"].items():  # a file of the package the rules read has changed
                 if hashlib.sha256(Path(other).read_bytes()).hexdigest() != digest:
                     return None
-            return Discovery(mutants=[Mutant(**m) for m in data["mutants"]], arid=data["arid"],
+            mutants = [Mutant(**{**m, "edit": tuple(m["edit"])}, source=source) for m in data["mutants"]]
+            return Discovery(mutants=mutants, arid=data["arid"],
                              duplicates=data["duplicates"], unviable=data["unviable"], read=data["read"])
         except (OSError, ValueError, KeyError, TypeError, EOFError):
             return None
 
     @staticmethod
     def _save(entry: Path, found: Discovery) -> None:
+        """One entry: the counts and each mutant's fields, its change as an edit of the file's text, which
+        the key holds and a load reads again: an entry grows with the mutants' changes, not with the file."""
+        mutants = [{f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name != "source"}
+                   for m in found.mutants]
+        data = {"mutants": mutants, "arid": found.arid, "duplicates": found.duplicates, "unviable": found.unviable,
+                "read": found.read}
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             partial = entry.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_bytes(gzip.compress(json.dumps(dataclasses.asdict(found)).encode(), compresslevel=1))
+            partial.write_bytes(gzip.compress(json.dumps(data).encode(), compresslevel=1))
             os.replace(partial, entry)  # readers see a whole entry or none
         except OSError:
             pass

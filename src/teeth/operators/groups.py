@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -381,16 +382,23 @@ def _class_dict(function: Function, instance: str, attribute: str) -> bool:
     owner = function.owner
     if owner is None or _self_name(function.node) != instance:
         return False
-    values: list[cst.BaseExpression] = []
+    values = _instance_attributes(owner).get(attribute, [])
+    return bool(values) and all(_dict_value(v) for v in values)
+
+
+@lru_cache(maxsize=32)  # per class (libcst nodes hash by identity): each of its methods' stores asks again
+def _instance_attributes(owner: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
+    """Every value the class's methods assign to an attribute of their instance (`self.name = value`), by name."""
+    values: dict[str, list[cst.BaseExpression]] = {}
     for method in owner.body.body:
         if not isinstance(method, cst.FunctionDef) or (me := _self_name(method)) is None:
             continue
         for assign in _assignments(method):
             for target, value in assign:
                 if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                        and target.value.value == me and target.attr.value == attribute):
-                    values.append(value)
-    return bool(values) and all(_dict_value(v) for v in values)
+                        and target.value.value == me):
+                    values.setdefault(target.attr.value, []).append(value)
+    return values
 
 
 def _assignments(method: cst.FunctionDef):
