@@ -156,6 +156,7 @@ class Infection(Scenario):
 
     tests: list[str]
     files: dict[str, list[list]]
+    covers: dict[str, list[str]] | None = None  # test -> the mutants it covers; a test covering none still open is skipped
 
     @property
     def ident(self) -> str:

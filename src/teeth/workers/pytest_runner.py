@@ -21,7 +21,7 @@ from teeth.workers import interpreter
 from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, prepare_mutant
 from teeth.workers.kernel_launches import kernel_launches
 from teeth.sources import read_source
-from teeth.workers.probe import Recorder
+from teeth.workers.probe import Recorder, Undecided
 from teeth.workers.propagation import Meter, Unmeasured, originals
 from teeth.workers.protocol import BaselineDone, Collected, Fatal, InfectionDone, Running, WorkerSpec, decode
 from teeth.workers.sandbox import restrict_writes
@@ -172,14 +172,16 @@ class PytestRunner:
                 instrumented += [s.mutant for s in sites if s.mutant in schema.keys and s.swap in installed]
                 break
         failed: dict[str, str] = {}
+        undecided = Undecided(instrumented, scenario.covers)
         for count, nodeid in enumerate(scenario.tests, 1):
-            if nodeid not in self.items:
+            if nodeid not in self.items or not undecided.needs(nodeid):
                 continue
             report(Running(nodeid, count))
             recorder.test = nodeid
             failure = _run_item(self.items[nodeid])
             if failure:
                 failed[nodeid] = failure["detail"]
+            undecided.ran(nodeid, bool(failure), recorder, keys)
         recorder.test = None
         seen = {mutant: recorder.seen[key] for mutant, key in keys.items() if key in recorder.seen}
         return InfectionDone(seen, instrumented, failed)
