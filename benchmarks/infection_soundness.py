@@ -58,13 +58,14 @@ def run(target: str, db: Path, jobs: int | None, *flags: str, where: Where = Whe
 
 def field_project(name: str, root: Path) -> Where:
     """benchmarks/field/NAME.toml's project under root/NAME (its upstream tests, its config), as field_report.py makes it."""
-    from field_report import FIELD, FieldError, load_package, mirror, teeth_project
+    from field_report import BAD_INPUT, FIELD, FieldError, load_package, mirror, teeth_project
 
     try:
         package = load_package(FIELD / f"{name}.toml")
         config = teeth_project(package, mirror(package, Path("/work/.mirror")), root / name)
     except FieldError as exc:
-        sys.exit(str(exc))
+        print(f"infection_soundness: {exc}", file=sys.stderr)
+        sys.exit(BAD_INPUT)
     return Where(cwd=root / name, config=config, env=package.env)
 
 
