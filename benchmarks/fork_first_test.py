@@ -1,5 +1,6 @@
 """What one test costs in a freshly forked child (as a mutant's child runs it) beside the same test run again in the
-same process: the price of a fork's first touch of the warm worker's memory, which a kill pays and the baseline does not.
+same process: the price of a fork's first touch of the warm worker's memory, which a kill pays and a baseline does
+not.
 
     cd PROJECT && PYTHONPATH=src python BENCH/fork_first_test.py TESTFILE TESTNAME [--forks 5] [-- PYTEST_ARGS...]
 

@@ -57,7 +57,8 @@ def run(target: str, db: Path, jobs: int | None, *flags: str, where: Where = Whe
 
 
 def field_project(name: str, root: Path) -> Where:
-    """benchmarks/field/NAME.toml's project under root/NAME (its upstream tests, its config), as field_report.py makes it."""
+    """benchmarks/field/NAME.toml's project under root/NAME (its upstream tests, its config), as field_report.py
+    makes it."""
     from field_report import BAD_INPUT, FIELD, FieldError, load_package, mirror, teeth_project
 
     try:
@@ -85,7 +86,8 @@ def measure(target: str, jobs: int | None, profiles: list[str], keep: str | None
     decided = [key for key, row in with_pass.items() if row["why"] == "not_infected"]
     not_surviving = [(key, without[key]["status"]) for key in decided if without[key]["status"] != "survived"]
     return {
-        "target": target, "operators": list(operators), "mutants": len(with_pass), "killed": len(killed), "killed_without": len(killed_without),
+        "target": target, "operators": list(operators), "mutants": len(with_pass), "killed": len(killed),
+        "killed_without": len(killed_without),
         "killed_sets_equal": killed == killed_without,
         "only_with": sorted(map(list, killed - killed_without)),
         "only_without": sorted(map(list, killed_without - killed)),
