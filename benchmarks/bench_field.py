@@ -187,14 +187,19 @@ def report(name: str, r: dict) -> list[str]:
     baseline = sum(v for k, v in stages.items() if k.startswith("baseline."))
     worker = sum(v for k, v in stages.items() if k.startswith("worker."))
     execute = sum(v for k, v in stages.items() if k.startswith("execute."))
-    fixed = t["wall"] - execute - r["start"]
+    infection = sum(v for k, v in stages.items() if k.startswith("infection."))
+    propagation = sum(v for k, v in stages.items() if k.startswith("propagation."))
+    fixed = t["wall"] - execute - propagation - r["start"]
+    without = (t["wall"] - propagation) / max(t["mutants"], 1)  # per mutant, without the survivors' comparison
+    rest = t["wall"] - r["start"] - stages.get("discover", 0) - worker - baseline - infection - execute - propagation
     return [
         f"{name}: mutmut {m['mutants']} mutants in {m['wall']:.1f} s ({1000 * per_m:.0f} ms each) {m['statuses']}",
         f"{name}: teeth  {t['mutants']} mutants in {t['wall']:.1f} s ({1000 * per_t:.0f} ms each) {t['statuses']}",
-        f"{name}: teeth/mutmut wall per mutant = {per_t / per_m:.2f} (goal <= 0.33)",
+        f"{name}: teeth/mutmut wall per mutant = {per_t / per_m:.2f} (goal <= 0.33); without the survivors' output "
+        f"comparison (the whys, which mutmut does not give) {without / per_m:.2f}",
         f"{name}: stages: interpreter start {r['start']:.2f} s, discover {stages.get('discover', 0):.2f} s, "
-        f"worker start (copy, collect) {worker:.2f} s, baseline {baseline:.2f} s, execute {execute:.2f} s, "
-        f"the rest {t['wall'] - r['start'] - stages.get('discover', 0) - worker - baseline - execute:.2f} s; "
+        f"worker start (copy, collect) {worker:.2f} s, baseline {baseline:.2f} s, infection pass {infection:.2f} s, "
+        f"execute {execute:.2f} s, survivors' output comparison {propagation:.2f} s, the rest {rest:.2f} s; "
         f"fixed cost beyond interpreter start "
         f"{fixed:.2f} s (goal <= 2 on the batcher)",
         f"{name}: kill-cost ratio {t.get('kill_cost', float('nan')):.2f} ({t.get('tests_per_kill', 0):.2f} tests per "

@@ -4,6 +4,11 @@ pass called `not_infected` survived when it ran its tests anyway; also the time 
 
     python benchmarks/infection_soundness.py --target batcher [--target kernels] [--profile P] [--op OP] [--jobs N]
         [--keep DIR]
+    python benchmarks/infection_soundness.py --field torch_geometric [--field kornia ...] [--operator domain]
+
+A `--field NAME` package is benchmarks/field/NAME.toml, set up as benchmarks/field_report.py sets it up (its upstream
+tests extracted from the mirror at the tag, the installed release mutated, the [package] table's `env` set); it must
+already be installed (field_report.py installs it). Its operators default to the domain ones.
 """
 
 from __future__ import annotations
@@ -16,19 +21,30 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
-def run(target: str, db: Path, jobs: int | None, *flags: str) -> tuple[dict, dict, float]:
+@dataclass(frozen=True)
+class Where:
+    """Where a target's `teeth run` runs: the folder, the config (None: the folder's pyproject.toml), extra env."""
+    cwd: Path = ROOT
+    config: Path | None = None
+    env: dict = field(default_factory=dict)
+
+
+def run(target: str, db: Path, jobs: int | None, *flags: str, where: Where = Where()) -> tuple[dict, dict, float]:
     """(outcomes by (mutant, profile), the run's timings, wall seconds) of one `teeth run`."""
     paths = [str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    env = {**os.environ, **where.env, "PYTHONPATH": os.pathsep.join(paths)}
+    config = ["--config", str(where.config)] if where.config else []
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "teeth.cli", "run", "--target", target, "--no-cache", "--db", str(db),
-                           *(["--jobs", str(jobs)] if jobs else []), *flags], cwd=ROOT, env=env, capture_output=True,
-                          text=True)
+    done = subprocess.run([sys.executable, "-m", "teeth.cli", "run", "--target", target, *config, "--no-cache",
+                           "--db", str(db), *(["--jobs", str(jobs)] if jobs else []), *flags], cwd=where.cwd, env=env,
+                          capture_output=True, text=True)
     wall = time.perf_counter() - started
     if done.returncode not in (0, 1):  # 1: under fail_under, still a whole run
         sys.exit(f"teeth run --target {target} {' '.join(flags)} failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -40,20 +56,38 @@ def run(target: str, db: Path, jobs: int | None, *flags: str) -> tuple[dict, dic
     return rows, json.loads(timings or "{}"), wall
 
 
-def measure(target: str, jobs: int | None, profiles: list[str], keep: str | None, ops: list[str] = ()) -> dict:
-    flags = [f for p in profiles for f in ("--profile", p)] + [f for op in ops for f in ("--op", op)]
+def field_project(name: str, root: Path) -> Where:
+    """benchmarks/field/NAME.toml's project under root/NAME (its upstream tests, its config), as field_report.py
+    makes it."""
+    from field_report import BAD_INPUT, FIELD, FieldError, load_package, mirror, teeth_project
+
+    try:
+        package = load_package(FIELD / f"{name}.toml")
+        config = teeth_project(package, mirror(package, Path("/work/.mirror")), root / name)
+    except FieldError as exc:
+        print(f"infection_soundness: {exc}", file=sys.stderr)
+        sys.exit(BAD_INPUT)
+    return Where(cwd=root / name, config=config, env=package.env)
+
+
+def measure(target: str, jobs: int | None, profiles: list[str], keep: str | None, ops: list[str] = (),
+            operators: list[str] = (), field_package: bool = False) -> dict:
+    flags = ([f for p in profiles for f in ("--profile", p)] + [f for op in ops for f in ("--op", op)]
+             + [f"--operator={name}" for name in operators])
     with tempfile.TemporaryDirectory() as tmp:
-        where = Path(keep or tmp)
-        where.mkdir(parents=True, exist_ok=True)
-        with_pass, timings_with, wall_with = run(target, where / f"{target}-with.db", jobs, *flags)
-        without, timings_without, wall_without = run(target, where / f"{target}-without.db", jobs, *flags,
-                                                     "--no-infection")
+        folder = Path(keep or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        where = field_project(target, folder) if field_package else Where()
+        with_pass, timings_with, wall_with = run(target, folder / f"{target}-with.db", jobs, *flags, where=where)
+        without, timings_without, wall_without = run(target, folder / f"{target}-without.db", jobs, *flags,
+                                                     "--no-infection", where=where)
     killed = {key for key, row in with_pass.items() if row["status"] == "killed"}
     killed_without = {key for key, row in without.items() if row["status"] == "killed"}
     decided = [key for key, row in with_pass.items() if row["why"] == "not_infected"]
     not_surviving = [(key, without[key]["status"]) for key in decided if without[key]["status"] != "survived"]
     return {
-        "target": target, "mutants": len(with_pass), "killed": len(killed), "killed_without": len(killed_without),
+        "target": target, "operators": list(operators), "mutants": len(with_pass), "killed": len(killed),
+        "killed_without": len(killed_without),
         "killed_sets_equal": killed == killed_without,
         "only_with": sorted(map(list, killed - killed_without)),
         "only_without": sorted(map(list, killed_without - killed)),
@@ -69,16 +103,23 @@ def measure(target: str, jobs: int | None, profiles: list[str], keep: str | None
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--target", action="append", required=True)
+    parser.add_argument("--target", action="append", default=[], help="a target of this repository's pyproject.toml")
+    parser.add_argument("--field", action="append", default=[], help="a package of benchmarks/field/ (NAME.toml)")
+    parser.add_argument("--operator", action="append", default=None,
+                        help="only these operators ('domain', 'generic' or a name; default: all for --target, "
+                             "domain for --field)")
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--profile", action="append", default=[], help="only these profiles (default: all)")
     parser.add_argument("--keep", default=None, help="keep the two databases in this folder")
     parser.add_argument("--op", action="append", default=[], help="only these ops (default: all)")
     args = parser.parse_args()
+    if not args.target and not args.field:
+        parser.error("name at least one --target or --field")
     failed = False
-    for target in args.target:
-        figures = measure(target, args.jobs, args.profile, args.keep, args.op)
-        print(json.dumps(figures))
+    for target, field_package in [(t, False) for t in args.target] + [(f, True) for f in args.field]:
+        operators = args.operator if args.operator is not None else (["domain"] if field_package else [])
+        figures = measure(target, args.jobs, args.profile, args.keep, args.op, operators, field_package)
+        print(json.dumps(figures), flush=True)
         failed |= not figures["killed_sets_equal"] or bool(figures["not_infected_that_did_not_survive_when_run"])
     sys.exit(1 if failed else 0)
 

@@ -156,6 +156,8 @@ class Infection(Scenario):
 
     tests: list[str]
     files: dict[str, list[list]]
+    covers: dict[str, list[str]] | None = None  # test -> the mutants it covers (a test that covers no mutant
+    # still uninfected is skipped: teeth.workers.probe.Undecided)
 
     @property
     def ident(self) -> str:

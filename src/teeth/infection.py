@@ -109,6 +109,7 @@ def plan(scenarios: list, by_id: dict, timeout: float) -> tuple[Infection | None
     expression its site evaluates, original and mutated."""
     files: dict[str, list] = defaultdict(list)
     tests: dict[str, None] = {}
+    covers: dict[str, list[str]] = defaultdict(list)
     sources: dict[str, tuple | None] = {}
     for scenario in scenarios:
         mutant = by_id[scenario.id]
@@ -124,6 +125,8 @@ def plan(scenarios: list, by_id: dict, timeout: float) -> tuple[Infection | None
             continue
         files[mutant.path].append(site)
         tests.update(dict.fromkeys(scenario.tests))
+        for test in scenario.tests:
+            covers[test].append(scenario.id)
     texts = {}
     for path, sites in list(files.items()):  # only the sites whose original is pure too
         source = sources[path][0]
@@ -134,7 +137,7 @@ def plan(scenarios: list, by_id: dict, timeout: float) -> tuple[Infection | None
     files = {path: sites for path, sites in files.items() if sites}
     if not files:
         return None, {}
-    return Infection(tests=list(tests), files=dict(files), timeout=timeout), texts
+    return Infection(tests=list(tests), files=dict(files), covers=dict(covers), timeout=timeout), texts
 
 
 def decide(scenarios: list, by_id: dict, done, texts: dict | None = None) -> tuple[list, list]:

@@ -8,7 +8,7 @@ import types
 import torch
 
 from teeth.infection import pure, site_of
-from teeth.workers.probe import PROBE, Recorder, same
+from teeth.workers.probe import PROBE, Recorder, Undecided, same
 from teeth.workers.schema import Expressions, build_schema, expression
 from tests.helpers.cli import results_of
 
@@ -172,3 +172,18 @@ def test_an_infected_mutant_runs_the_tests_that_infected_it_first_and_one_never_
     # a test that failed instrumented counts as infecting every mutant it covers
     kept, decided = decide(scenarios, by_id, InfectionDone({}, ["unreached"], {"t::b": "AssertionError"}))
     assert not decided and kept[1].tests == ["t::b", "t::a", "t::c"]
+
+
+def test_the_pass_skips_a_test_whose_covered_mutants_are_all_infected_already():
+    recorder = Recorder()
+    covers = {"t::a": ["m1"], "t::b": ["m1"], "t::c": ["m1", "m2"], "t::d": ["m2"], "t::e": ["m3"]}
+    keys = {"m1": "0:0", "m2": "0:1", "m3": "1:0"}
+    undecided = Undecided(["m1", "m2", "m3"], covers)
+    recorder.test = "t::a"
+    recorder.probe("0", lambda: 2, lambda: 3, lambda: 2)  # m1 infected, m2 not
+    undecided.ran("t::a", False, recorder, keys)
+    assert not undecided.needs("t::b")  # covers only m1, infected: it can decide nothing
+    assert undecided.needs("t::c") and undecided.needs("t::d")  # m2 is still open
+    undecided.ran("t::e", True, recorder, keys)  # a test that fails instrumented infects every mutant it covers
+    assert not undecided.needs("t::e") and undecided.mutants == {"m2"}
+    assert Undecided(["m1"], None).needs("t::z")  # no coverage given: every test runs

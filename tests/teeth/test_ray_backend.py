@@ -99,6 +99,18 @@ def test_ray_backend_records_the_same_outcome_as_the_local_backend_for_every_mut
     assert {"killed", "survived"} <= set(local_statuses.values())
     assert ray_statuses == local_statuses
     assert set(progress.seen) == set(local_statuses) and set(progress.seen.values()) == {1}
+    # the infection pass runs on an actor too: the same survivors decided without a child, the same whys
+    local_whys, ray_whys = whys(tmp_path / "local.db"), whys(tmp_path / "ray.db")
+    assert ("not_infected", 0) in local_whys.values()
+    assert ray_whys == local_whys
+
+
+def whys(db: Path) -> dict[str, tuple[str, int]]:
+    """Each survivor of the latest run: (why, tests run)."""
+    with sqlite3.connect(db) as conn:
+        return {mutant: (why, tests_run) for mutant, why, tests_run in conn.execute(
+            "select mutant_id, why, tests_run from outcomes where status = 'survived' "
+            "and run_id = (select max(id) from runs)")}
 
 
 def test_a_worker_killed_mid_mutant_has_that_mutant_retried_and_recorded_exactly_once(cluster, project, tmp_path):

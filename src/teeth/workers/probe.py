@@ -115,3 +115,21 @@ class Recorder:
             text = shown(value)
             if text not in entry["values"]:
                 entry["values"].append(text)
+
+
+class Undecided:
+    """The pass's mutants no test has infected yet. A test that covers none of them can decide nothing (a mutant once
+    infected runs its tests whatever else infects it), so the pass skips it: the pass costs the tests up to the
+    point where every mutant is infected, not the whole covering suite once more."""
+
+    def __init__(self, mutants, covers: dict[str, list[str]] | None):
+        self.mutants = set(mutants)
+        self.covers = covers  # test -> the mutants it covers; None: every test covers every mutant
+
+    def needs(self, test: str) -> bool:
+        return self.covers is None or not self.mutants.isdisjoint(self.covers.get(test, ()))
+
+    def ran(self, test: str, failed: bool, recorder: Recorder, keys: dict[str, str]) -> None:
+        """After `test`: the mutants it infected (every one it covers when it failed instrumented) are decided."""
+        covered = self.mutants if self.covers is None else self.mutants.intersection(self.covers.get(test, ()))
+        self.mutants -= {m for m in covered if failed or recorder.seen.get(keys.get(m), {}).get("infected")}

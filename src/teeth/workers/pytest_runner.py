@@ -22,7 +22,7 @@ from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, 
 from teeth.workers.compiled_code import CompiledCode
 from teeth.workers.kernel_launches import kernel_launches
 from teeth.sources import read_source
-from teeth.workers.probe import Recorder
+from teeth.workers.probe import Recorder, Undecided
 from teeth.workers.propagation import Meter, Unmeasured, originals
 from teeth.workers.protocol import BaselineDone, Collected, Fatal, InfectionDone, Running, WorkerSpec, decode
 from teeth.workers.sandbox import restrict_writes
@@ -178,10 +178,11 @@ class PytestRunner:
                 instrumented += [s.mutant for s in sites if s.mutant in schema.keys and s.swap in installed]
                 break
         failed: dict[str, str] = {}
+        undecided = Undecided(instrumented, scenario.covers)
         compiled = CompiledCode([*self.files, *self.copies.values()])  # the probes cannot see compiled code run
         with compiled.installed():
             for count, nodeid in enumerate(scenario.tests, 1):
-                if nodeid not in self.items:
+                if nodeid not in self.items or not undecided.needs(nodeid):
                     continue
                 report(Running(nodeid, count))
                 recorder.test = nodeid
@@ -189,6 +190,7 @@ class PytestRunner:
                     failure = _run_item(self.items[nodeid])
                 if failure:
                     failed[nodeid] = failure["detail"]
+                undecided.ran(nodeid, bool(failure), recorder, keys)
         recorder.test = None
         seen = {mutant: recorder.seen[key] for mutant, key in keys.items() if key in recorder.seen}
         return InfectionDone(seen, instrumented, failed, compiled.tests())

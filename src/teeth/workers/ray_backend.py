@@ -53,6 +53,13 @@ class Actor:
             self.local.close()  # the worker and its log file; the coordinator then kills this actor
             self.local = None
 
+    def infection(self, scenario):
+        """The infection pass on this actor's warm worker (one forked child, as on the local backend)."""
+        try:
+            return self.local.infection(scenario)
+        except WorkerFailed:
+            os._exit(1)  # the worker is gone: die, so that Ray restarts this actor
+
     def run(self, scenario: MutantScenario) -> Outcome:
         try:
             return next(iter(self.local.execute([scenario])))
@@ -151,6 +158,18 @@ class RayBackend(Backend):
     def baseline(self, timeout: float, tests: list[str] | None = None) -> dict[str, dict]:
         # The actors ran their whole baseline when they started (it warms them); a selection is a subset of it.
         return self.ray.get(self.chosen.handle.baseline.remote())
+
+    def infection(self, scenario):
+        """The infection pass on one live actor; None (every mutant then runs its tests) when none is left or the
+        actor dies running it (Ray restarts it as it would mid-mutant)."""
+        for actor in self.live():
+            try:
+                return self.ray.get(actor.handle.infection.remote(scenario))
+            except self.ray.exceptions.RayActorError:
+                actor.deaths += 1
+                actor.recovering = actor.handle.ready.remote()  # execute() waits for its restart
+                return None
+        return None
 
     def execute(self, scenarios: Iterable[MutantScenario]) -> Iterator[Outcome]:
         state = Dispatch(iter(scenarios))

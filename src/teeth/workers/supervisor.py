@@ -317,6 +317,25 @@ class Supervisor:
 
     @staticmethod
     def _child_pids() -> set[int]:
+        """This process's children. Once per finished child: from the kernel's per-thread lists of children (Linux),
+        a read of a file or two; psutil elsewhere, which reads every process on the machine to find them (25 ms
+        with 140 processes, paid by every mutant in turn)."""
+        tasks = f"/proc/{os.getpid()}/task"
+        try:
+            threads = os.listdir(tasks)
+        except OSError:
+            threads = []
+        pids: set[int] = set()
+        found = False
+        for thread in threads:
+            try:
+                with open(f"{tasks}/{thread}/children", "rb") as handle:
+                    pids.update(map(int, handle.read().split()))
+                found = True
+            except OSError:  # a thread that ended, or a kernel without the lists
+                continue
+        if found:
+            return pids
         import psutil  # after collection: the worker's start pays nothing for it
 
         return {p.pid for p in psutil.Process().children()}
