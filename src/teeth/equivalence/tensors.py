@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, FUNCTIONS, METHODS, TENSOR_ONLY, TUPLES, dotted
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY, TUPLES, dotted, function_effect, \
+    method_effect
 from teeth.equivalence.flow import Flow, assigned_value
 
 _ANNOTATIONS = ("Tensor", "torch.Tensor")
@@ -74,9 +75,9 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
     if not isinstance(func, cst.Attribute):
         return False
     if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
-        row = FUNCTIONS.get(func.attr.value)
+        row = function_effect(expr)
         return row is not None and row.result != "scalar"
-    row = METHODS.get(func.attr.value)  # a method: of a tensor, or one only tensors have
+    row = method_effect(expr)  # a method: of a tensor, or one only tensors have
     return row is not None and row.result != "scalar" and (
         func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
 
