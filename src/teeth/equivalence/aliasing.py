@@ -133,6 +133,7 @@ class ViewReadAtOnce(Rule):
         "def f(xs):\n    return max(xs[1:]) + len(xs[:-1])\n",  # an unannotated parameter
         "def f(x):\n    dims = (0, 1, 2)\n    return max(dims[1:])\n",  # a tuple
         "def f(x: Tensor):\n    return torch.cat(x.split(2)[1:])\n",  # a tensor's split: a tuple of them
+        "def f(x: Tensor):\n    return torch.cat(x.nonzero(as_tuple=True)[1:])\n",  # a tuple of index tensors
         "def f(xs: Optional[list] = None):\n    return max(xs[1:])\n",  # annotated, but not a tensor
     )
 
@@ -164,6 +165,13 @@ class ViewOfFresh(Rule):
         "def f(xs, ys):\n    return (xs + ys)[1:]\n",  # maybe two lists joined: no .clone()
     )
 
+    suppresses += (  # nonzero's result is a tensor unless as_tuple= says otherwise; a paired unpacking's values
+        "def f(m: Tensor):\n    rows = m.nonzero(as_tuple=False).squeeze(1)\n    return rows.repeat(2)\n",
+        "def f(a, i):\n    m, k = a.bool(), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
+    )
+    keeps += (
+        "def f(a, i):\n    m, k = list(a), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
+    )
     suppresses += (  # a function of the package whose every return is a new tensor
         "def scaled(p):\n    return p * 2\n\ndef f(p):\n    return scaled(p).view(-1)\n",
         "def lifted(p):\n    out = torch.cat([p, p])\n    out = out.reshape(2, -1)\n    return out.float()\n\n"
