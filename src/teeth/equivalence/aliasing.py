@@ -118,6 +118,9 @@ class ViewReadAtOnce(Rule):
         # an optional tensor: slicing None raises before the copy would, in the mutant as in the original
         "def f(src, ptr: Optional[Tensor] = None):\n    if ptr is not None:\n        count = ptr[1:] - ptr[:-1]\n"
         "        return src / count\n    return src\n",
+        # an autograd Function's saved tensors, unpacked
+        "def backward(ctx, g):\n    size, out = ctx.saved_tensors\n"
+        "    return g.sum(-1) / size.to(g.dtype).squeeze(-1)\n",
     )
     keeps = (
         "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
@@ -134,6 +137,8 @@ class ViewReadAtOnce(Rule):
         "def f(x):\n    dims = (0, 1, 2)\n    return max(dims[1:])\n",  # a tuple
         "def f(x: Tensor):\n    return torch.cat(x.split(2)[1:])\n",  # a tensor's split: a tuple of them
         "def f(x: Tensor):\n    return torch.cat(x.nonzero(as_tuple=True)[1:])\n",  # a tuple of index tensors
+        "def backward(ctx, g):\n    size, out = ctx.saved_values\n"
+        "    return g.sum(-1) / size.to(g.dtype).squeeze(-1)\n",  # an attribute not known to hold tensors
         "def f(xs: Optional[list] = None):\n    return max(xs[1:])\n",  # annotated, but not a tensor
     )
 

@@ -195,3 +195,6 @@ TENSOR_ONLY = frozenset(
 # Calls whose result may be a tuple of tensors (`x.split(2)`, `torch.sort(x)`): an index of it is not a tensor's.
 TUPLES = frozenset("split chunk unbind tensor_split hsplit vsplit sort topk max min unique meshgrid nonzero "
                    "broadcast_tensors".split())
+# Attributes that hold a tuple of tensors (an element may be None, which raises before a copy would, in the mutant
+# as in the original): an autograd Function context's saved inputs.
+TENSOR_TUPLE_ATTRIBUTES = frozenset({"saved_tensors"})

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY, TUPLES, dotted, function_effect, \
-    method_effect
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY, TENSOR_TUPLE_ATTRIBUTES, TUPLES, \
+    dotted, function_effect, method_effect
 from teeth.equivalence.flow import Flow, assigned_value
 
 _ANNOTATIONS = ("Tensor", "torch.Tensor")
@@ -81,7 +81,10 @@ def _single_index(node: cst.Subscript) -> bool:
 
 def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: int) -> bool:
     """Is `expr` a tensor or a tuple of them: a torch function's or a tensor method's result (the effects table
-    says fresh or alias), or any expression `is_tensor` proves? Its elements, unpacked or indexed, are tensors."""
+    says fresh or alias), an attribute holding a tuple of tensors (`ctx.saved_tensors`), or any expression
+    `is_tensor` proves? Its elements, unpacked or indexed, are tensors."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value in TENSOR_TUPLE_ATTRIBUTES:
+        return True
     if not isinstance(expr, cst.Call):
         return is_tensor(expr, flow, seen, depth)
     func = expr.func
