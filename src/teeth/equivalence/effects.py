@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from teeth.equivalence.schemas import schema_effect
+
 
 @dataclass(frozen=True)
 class Effect:
@@ -116,9 +118,7 @@ def function_effect(call: cst.Call) -> Effect | None:
         return None
     row = FUNCTIONS.get(name)
     if row is None and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "torch":
-        from teeth.equivalence.schemas import schema_effect
-
-        row = schema_effect(name, method=False)
+        row = _from_schema(name, method=False)
     return row
 
 
@@ -129,10 +129,14 @@ def method_effect(call: cst.Call) -> Effect | None:
         return None
     row = METHODS.get(call.func.attr.value)
     if row is None:
-        from teeth.equivalence.schemas import schema_effect
-
-        row = schema_effect(call.func.attr.value, method=True)
+        row = _from_schema(call.func.attr.value, method=True)
     return row
+
+
+def _from_schema(name: str, method: bool) -> Effect | None:
+    """A row made from torch's schema of aten::NAME; an in-place one's layout after the call is not known."""
+    found = schema_effect(name, method)
+    return Effect(found[0], writes_receiver=found[1]) if found is not None else None
 
 
 def call_effect(call: cst.Call) -> Effect | None:

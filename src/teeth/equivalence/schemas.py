@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import functools
 
-from teeth.equivalence.effects import Effect
-
 
 def _overloads(name: str) -> list | None:
     """(qualified name, schema) of every overload of aten::NAME but its `out=` ones; None when there is none."""
@@ -43,12 +41,12 @@ def _tensor_type(kind: str) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def schema_effect(name: str, method: bool) -> Effect | None:
-    """The effect of `torch.NAME(...)` (method False) or `t.NAME(...)` (method True) by the schemas of aten::NAME:
-    an in-place method writes its receiver (`self` annotated `(a!)`), a result annotated as an alias of the first
-    argument is an alias, a result with no tensor in it is a scalar, an unannotated tensor result of an operator
-    with its own kernels is new; None for anything else (a private or unknown name, a write to another argument, an
-    alias of another argument, overloads that disagree)."""
+def schema_effect(name: str, method: bool) -> tuple[str, bool] | None:
+    """(result, writes its receiver) of `torch.NAME(...)` (method False) or `t.NAME(...)` (method True) by the
+    schemas of aten::NAME: an in-place method writes its receiver (`self` annotated `(a!)`), a result annotated as an
+    alias of the first argument is "alias", a result with no tensor in it "scalar", an unannotated tensor result of
+    an operator with its own kernels "fresh"; None for anything else (a private or unknown name, a write to another
+    argument, an alias of another argument, overloads that disagree)."""
     if not name.isidentifier() or name.startswith("_"):
         return None
     overloads = _overloads(name)
@@ -80,6 +78,4 @@ def schema_effect(name: str, method: bool) -> Effect | None:
     if len(results) != 1:
         return None
     result = results.pop()
-    if result == "in_place":
-        return Effect("alias", writes_receiver=True)  # its layout after the call is not known
-    return Effect(result)
+    return ("alias", True) if result == "in_place" else (result, False)
