@@ -48,6 +48,15 @@ class ViewOnlyRead(Rule):
         "def f(full, n):\n    rows = full[:n]\n    torch.add(full, 1, out=rows)\n    return full\n",
         "def f(xs, n):\n    head = xs[:n]\n    return sum(head) + len(head)\n",  # maybe a list: no .clone()
     )
+    # ops the table has no row for, by torch's schema of aten::NAME (schemas.py): new results, an alias, a write
+    suppresses += (
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    return rows.logcumsumexp(0) + torch.diag_embed(rows)\n",
+    )
+    keeps += (
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    t = rows.swapaxes(0, 1)\n    t.exponential_()\n"
+        "    return x.sum()\n",  # written through an alias
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    rows.exponential_()\n    return x.sum()\n",
+    )
     suppresses += (
         KERNEL + "def f(x, c, n):\n    c = c.unsqueeze(0)\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
         "    return y\n",  # the view goes to a parameter the kernel only loads from
@@ -109,6 +118,9 @@ class ViewReadAtOnce(Rule):
         # an optional tensor: slicing None raises before the copy would, in the mutant as in the original
         "def f(src, ptr: Optional[Tensor] = None):\n    if ptr is not None:\n        count = ptr[1:] - ptr[:-1]\n"
         "        return src / count\n    return src\n",
+        # an autograd Function's saved tensors, unpacked
+        "def backward(ctx, g):\n    size, out = ctx.saved_tensors\n"
+        "    return g.sum(-1) / size.to(g.dtype).squeeze(-1)\n",
     )
     keeps = (
         "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it
@@ -124,6 +136,9 @@ class ViewReadAtOnce(Rule):
         "def f(xs):\n    return max(xs[1:]) + len(xs[:-1])\n",  # an unannotated parameter
         "def f(x):\n    dims = (0, 1, 2)\n    return max(dims[1:])\n",  # a tuple
         "def f(x: Tensor):\n    return torch.cat(x.split(2)[1:])\n",  # a tensor's split: a tuple of them
+        "def f(x: Tensor):\n    return torch.cat(x.nonzero(as_tuple=True)[1:])\n",  # a tuple of index tensors
+        "def backward(ctx, g):\n    size, out = ctx.saved_values\n"
+        "    return g.sum(-1) / size.to(g.dtype).squeeze(-1)\n",  # an attribute not known to hold tensors
         "def f(xs: Optional[list] = None):\n    return max(xs[1:])\n",  # annotated, but not a tensor
     )
 
@@ -155,6 +170,13 @@ class ViewOfFresh(Rule):
         "def f(xs, ys):\n    return (xs + ys)[1:]\n",  # maybe two lists joined: no .clone()
     )
 
+    suppresses += (  # nonzero's result is a tensor unless as_tuple= says otherwise; a paired unpacking's values
+        "def f(m: Tensor):\n    rows = m.nonzero(as_tuple=False).squeeze(1)\n    return rows.repeat(2)\n",
+        "def f(a, i):\n    m, k = a.bool(), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
+    )
+    keeps += (
+        "def f(a, i):\n    m, k = list(a), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
+    )
     suppresses += (  # a function of the package whose every return is a new tensor
         "def scaled(p):\n    return p * 2\n\ndef f(p):\n    return scaled(p).view(-1)\n",
         "def lifted(p):\n    out = torch.cat([p, p])\n    out = out.reshape(2, -1)\n    return out.float()\n\n"

@@ -4,8 +4,9 @@ A row says which tensors a call writes (its receiver, its `out=`, nothing), what
 or tuple of them, sharing storage with nothing; `alias`: may share storage with its receiver or first argument, a
 view or the tensor itself; `scalar`: no tensor storage at all: a size, a dtype, a bool, a Python number) and whether
 its result is contiguous (`yes`: always; `kept`: when its input is, or for an in-place method: the receiver keeps its
-layout; `no`: not known to be). Every tensor argument a call does not write it only reads. A name not in the table is
-an unknown callee: it may write any argument and return any of them.
+layout; `no`: not known to be). Every tensor argument a call does not write it only reads. A `torch.X` or a method not
+in the table is read from torch's own schema of aten::X (`schemas.py`); a name neither settles is an unknown callee:
+it may write any argument and return any of them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
+
+from teeth.equivalence.schemas import schema_effect
 
 
 @dataclass(frozen=True)
@@ -108,16 +111,32 @@ def has_out(call: cst.Call) -> bool:
 
 
 def function_effect(call: cst.Call) -> Effect | None:
-    """The row of a function call (`torch.cat(...)`), or None: not a function, or an unknown one."""
+    """The row of a function call (`torch.cat(...)`), or None: not a function, or an unknown one. A `torch.X` the
+    table lacks is read from torch's schema of aten::X (`schemas.py`)."""
     name = function_name(call)
-    return FUNCTIONS.get(name) if name is not None else None
+    if name is None:
+        return None
+    row = FUNCTIONS.get(name)
+    if row is None and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "torch":
+        row = _from_schema(name, method=False)
+    return row
 
 
 def method_effect(call: cst.Call) -> Effect | None:
-    """The row of a method call on a tensor (`x.view(...)`), or None: a function, or an unknown method."""
+    """The row of a method call on a tensor (`x.view(...)`), or None: a function, or an unknown method. A method the
+    table lacks is read from torch's schema of aten::NAME (`schemas.py`)."""
     if not isinstance(call.func, cst.Attribute) or function_name(call) is not None:
         return None
-    return METHODS.get(call.func.attr.value)
+    row = METHODS.get(call.func.attr.value)
+    if row is None:
+        row = _from_schema(call.func.attr.value, method=True)
+    return row
+
+
+def _from_schema(name: str, method: bool) -> Effect | None:
+    """A row made from torch's schema of aten::NAME; an in-place one's layout after the call is not known."""
+    found = schema_effect(name, method)
+    return Effect(found[0], writes_receiver=found[1]) if found is not None else None
 
 
 def call_effect(call: cst.Call) -> Effect | None:
@@ -180,3 +199,6 @@ TENSOR_ONLY = frozenset(
 # Calls whose result may be a tuple of tensors (`x.split(2)`, `torch.sort(x)`): an index of it is not a tensor's.
 TUPLES = frozenset("split chunk unbind tensor_split hsplit vsplit sort topk max min unique meshgrid nonzero "
                    "broadcast_tensors".split())
+# Attributes that hold a tuple of tensors (an element may be None, which raises before a copy would, in the mutant
+# as in the original): an autograd Function context's saved inputs.
+TENSOR_TUPLE_ATTRIBUTES = frozenset({"saved_tensors"})

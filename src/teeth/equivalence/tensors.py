@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, FUNCTIONS, METHODS, TENSOR_ONLY, TUPLES, dotted
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY, TENSOR_TUPLE_ATTRIBUTES, TUPLES, \
+    dotted, function_effect, method_effect
 from teeth.equivalence.flow import Flow, assigned_value
 
 _ANNOTATIONS = ("Tensor", "torch.Tensor")
@@ -56,8 +57,21 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
     return False
 
 
+def _paired(targets: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """`a, b = x, y`: a tuple of names given a tuple literal of as many values, nothing starred."""
+    return isinstance(targets, (cst.Tuple, cst.List)) and isinstance(value, cst.Tuple) and \
+        len(targets.elements) == len(value.elements) and \
+        not any(isinstance(e, cst.StarredElement) for e in (*targets.elements, *value.elements))
+
+
 def _tuple_call(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in TUPLES
+    """A call that may return a tuple: `x.split(2)`, `x.sort()`; `x.nonzero()` only with `as_tuple=` not False."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in TUPLES):
+        return False
+    if expr.func.attr.value == "nonzero":
+        flag = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "as_tuple"]
+        return bool(flag) and not (isinstance(flag[0], cst.Name) and flag[0].value == "False")
+    return True
 
 
 def _single_index(node: cst.Subscript) -> bool:
@@ -67,16 +81,19 @@ def _single_index(node: cst.Subscript) -> bool:
 
 def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: int) -> bool:
     """Is `expr` a tensor or a tuple of them: a torch function's or a tensor method's result (the effects table
-    says fresh or alias), or any expression `is_tensor` proves? Its elements, unpacked or indexed, are tensors."""
+    says fresh or alias), an attribute holding a tuple of tensors (`ctx.saved_tensors`), or any expression
+    `is_tensor` proves? Its elements, unpacked or indexed, are tensors."""
+    if isinstance(expr, cst.Attribute) and expr.attr.value in TENSOR_TUPLE_ATTRIBUTES:
+        return True
     if not isinstance(expr, cst.Call):
         return is_tensor(expr, flow, seen, depth)
     func = expr.func
     if not isinstance(func, cst.Attribute):
         return False
     if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
-        row = FUNCTIONS.get(func.attr.value)
+        row = function_effect(expr)
         return row is not None and row.result != "scalar"
-    row = METHODS.get(func.attr.value)  # a method: of a tensor, or one only tensors have
+    row = method_effect(expr)  # a method: of a tensor, or one only tensors have
     return row is not None and row.result != "scalar" and (
         func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
 
@@ -138,8 +155,12 @@ def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int)
         target = flow.parent(node)
         if isinstance(target, cst.Element):  # `_, order = x.sort()`: an element of a tensor or a tuple of them
             tuple_, assign = flow.parent(target), flow.parent(flow.parent(flow.parent(target)))
-            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or \
-                    assign.targets[0].target is not tuple_ or not _tensors(assign.value, flow, inner, depth):
+            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or assign.targets[0].target is not tuple_:
+                return False
+            if _paired(tuple_, assign.value):  # `a, b = a.bool(), b.bool()`: the value in the same place
+                if not is_tensor(assign.value.elements[list(tuple_.elements).index(target)].value, flow, inner, depth):
+                    return False
+            elif not _tensors(assign.value, flow, inner, depth):
                 return False
             continue
         statement = flow.parent(target) if isinstance(target, cst.AssignTarget) else target

@@ -54,6 +54,7 @@ class DroppedReplacement(Operator):
         "that the output changes for those rows, and only for them."
     )
     node_types = (cst.Expr, cst.Assign, cst.Call)
+    rules = (*Operator.rules, "dead_store")  # a write dropped into a local nothing reads again
 
     def mutate(self, node, ctx):
         if isinstance(node, cst.Expr) and method_call(node.value, *IN_PLACE_SPLICES):

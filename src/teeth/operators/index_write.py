@@ -42,6 +42,7 @@ class IndexWrite(Operator):
     )
     kills = ("behaviour", "batch_invariance")
     node_types = (cst.AugAssign, cst.Assign, cst.Call)
+    rules = (*Operator.rules, "dead_store")  # `+= -> pass` into a local nothing reads again
 
     def mutate(self, node, ctx):
         flow = flow_of(ctx)

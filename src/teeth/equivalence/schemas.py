@@ -1,0 +1,81 @@
+"""Effects of torch operators the effects table has no row for, read from torch's own operator schemas.
+
+Every ATen operator declares how its tensors alias (`torch.ops.aten.NAME.OVERLOAD._schema`): `Tensor(a!) self` is
+written, `-> Tensor(a)` may share storage with the argument annotated `(a)`, an unannotated `-> Tensor` is new, and
+a return that is no tensor at all (`int`, `bool`, `Scalar`, ...) holds no storage. The `out=` overloads are left
+out (a call with `out=` is never judged by a row). A new result is believed only of an operator with its own
+kernels: a composite one (CompositeImplicitAutograd, made of other operators in Python or C++) may hand its input
+back unannotated (`torch.dropout(x, p, train=False)` is `x`). Anything the schemas do not settle is unknown (None).
+"""
+
+from __future__ import annotations
+
+import functools
+
+
+def _overloads(name: str) -> list | None:
+    """(qualified name, schema) of every overload of aten::NAME but its `out=` ones; None when there is none."""
+    try:
+        import torch
+
+        packet = getattr(torch.ops.aten, name)
+        found = []
+        for overload in packet.overloads():
+            schema = getattr(packet, overload)._schema
+            if any(a.kwarg_only and a.alias_info is not None and a.alias_info.is_write for a in schema.arguments):
+                continue  # an `out=` overload
+            found.append((f"aten::{name}" + ("" if overload == "default" else f".{overload}"), schema))
+    except (ImportError, AttributeError, RuntimeError):
+        return None
+    return found or None
+
+
+def _composite(qualified: str) -> bool:
+    import torch
+
+    return torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeImplicitAutograd")
+
+
+def _tensor_type(kind: str) -> bool:
+    return "Tensor" in kind
+
+
+@functools.lru_cache(maxsize=None)
+def schema_effect(name: str, method: bool) -> tuple[str, bool] | None:
+    """(result, writes its receiver) of `torch.NAME(...)` (method False) or `t.NAME(...)` (method True) by the
+    schemas of aten::NAME: an in-place method writes its receiver (`self` annotated `(a!)`), a result annotated as an
+    alias of the first argument is "alias", a result with no tensor in it "scalar", an unannotated tensor result of
+    an operator with its own kernels "fresh"; None for anything else (a private or unknown name, a write to another
+    argument, an alias of another argument, overloads that disagree)."""
+    if not name.isidentifier() or name.startswith("_"):
+        return None
+    overloads = _overloads(name)
+    if overloads is None:
+        return None
+    results = set()
+    for qualified, schema in overloads:
+        arguments = list(schema.arguments)
+        first = arguments[0] if arguments else None
+        first_set = set(first.alias_info.before_set) if first is not None and first.alias_info is not None else set()
+        written = [a for a in arguments if a.alias_info is not None and a.alias_info.is_write]
+        if written:
+            if not method or written != [first]:
+                return None  # a function that writes an argument, or a method writing another tensor
+            results.add("in_place")
+            continue
+        returns = [str(r.type) for r in schema.returns]
+        aliases = [set(r.alias_info.before_set) for r in schema.returns if r.alias_info is not None]
+        if aliases:
+            if not first_set or any(a != first_set for a in aliases):
+                return None  # an alias of another argument (or of a list element's)
+            results.add("alias")
+        elif not any(_tensor_type(kind) for kind in returns):
+            results.add("scalar")
+        elif _composite(qualified):
+            return None  # may return its input as it is
+        else:
+            results.add("fresh")
+    if len(results) != 1:
+        return None
+    result = results.pop()
+    return ("alias", True) if result == "in_place" else (result, False)

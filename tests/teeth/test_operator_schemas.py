@@ -1,0 +1,47 @@
+"""Effects of torch operators the effects table lacks, read from torch's own schemas (alias annotations)."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from teeth.equivalence.effects import FUNCTIONS, METHODS, call_effect
+from teeth.equivalence.schemas import schema_effect
+
+
+def effect_of(code: str):
+    return call_effect(cst.parse_expression(code))
+
+
+def test_the_names_read_from_schemas_are_not_rows_of_the_table():
+    for name in ("logcumsumexp", "diag_embed", "swapaxes", "exponential_", "is_nonzero", "nan_to_num"):
+        assert name not in FUNCTIONS and name not in METHODS, name
+
+
+def test_an_unannotated_tensor_result_of_an_operator_with_its_own_kernels_is_new():
+    assert effect_of("torch.logcumsumexp(x, 0)").result == "fresh"
+    assert effect_of("x.diag_embed()").result == "fresh"
+    assert not effect_of("x.diag_embed()").writes_receiver
+
+
+def test_a_result_annotated_as_an_alias_of_the_receiver_is_an_alias():
+    effect = effect_of("x.swapaxes(0, 1)")
+    assert effect.result == "alias" and not effect.writes_receiver
+
+
+def test_a_method_whose_receiver_is_annotated_written_writes_it():
+    assert effect_of("x.exponential_()").writes_receiver
+
+
+def test_a_result_with_no_tensor_in_it_is_a_scalar():
+    assert effect_of("x.is_nonzero()").result == "scalar"
+
+
+def test_a_composite_operator_that_may_hand_its_input_back_is_unknown():
+    assert schema_effect("dropout", method=False) is None  # torch.dropout(x, p, False) is x itself
+
+
+@pytest.mark.parametrize("code", ["x.no_such_op()", "torch._private_op(x)", "F.logcumsumexp(x, 0)",
+                                  "logcumsumexp(x, 0)", "torch.relu_(x)"])
+def test_unknown_private_unqualified_or_argument_writing_calls_stay_unknown(code):
+    assert effect_of(code) is None
