@@ -20,7 +20,7 @@ from teeth import DISTRIBUTION
 from teeth.cli_options import (DB_HELP, config_option, configured, db_option, describe_run, format_option,
                                resolve_run, root_option, run_option, run_options, source_root)
 from teeth.config import load_config
-from teeth.core import STATUSES, Status, Why, kill_rate
+from teeth.core import STATUSES, Status, Why, kill_rate, shown_detail
 from teeth.errors import EXIT_INTERRUPTED, EXIT_STORE_FULL, EXIT_USAGE, TeethError
 from teeth.operators import all_operators, bug_class, select_operators
 from teeth.report.progress import RichProgress
@@ -438,7 +438,7 @@ def show(mutant_id, db, fmt, run_ref):
     console.print(Syntax(mutant["diff"], "diff", theme="ansi_dark"))
     for o in outcomes:
         by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
-        detail = f" - {o['detail']}" if o["detail"] else ""
+        detail = f" - {shown_detail(o['detail'], o['signal'])}" if o["detail"] else ""
         why = f" ({o['why']})" if o.get("why") else ""
         console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{why}{by}{detail}"))
     for line in matrix_lines(matrix):

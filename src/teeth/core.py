@@ -218,21 +218,28 @@ class Outcome:
     def replace(self, **changes: Any) -> Outcome:
         return dataclasses.replace(self, **changes)
 
-    def stored_detail(self) -> str | None:
-        return f"signal {self.signal}: {self.detail}" if self.signal else self.detail
+    @property
+    def shown_detail(self) -> str | None:
+        return shown_detail(self.detail, self.signal)
 
     def row(self, profile: str) -> dict:
         """The `outcomes` row (without its run id)."""
         return {"mutant_id": self.mutant_id, "profile": profile, "status": self.status.value,
                 "killed_by": self.killed_by, "check": self.check, "duration": self.duration,
-                "tests_run": self.tests_run, "test_seconds": self.test_seconds, "detail": self.stored_detail(),
+                "tests_run": self.tests_run, "test_seconds": self.test_seconds, "detail": self.detail,
+                "signal": self.signal, "failure": self.failure.value if self.failure else None,
                 "cache_key": self.cache_key, "reused_from": self.reused_from,
                 "why": self.why.value if self.why else None}
 
     @classmethod
     def from_row(cls, row: Mapping) -> Outcome:
-        """A stored outcome (its detail as stored: a signal is already in it)."""
+        """A stored outcome."""
         return cls(row["mutant_id"], Status(row["status"]), killed_by=row["killed_by"], check=row["check"],
                    detail=row["detail"], duration=row["duration"], tests_run=row["tests_run"],
                    test_seconds=row["test_seconds"], cache_key=row["cache_key"], reused_from=row["reused_from"],
-                   why=row["why"] if "why" in row.keys() else None)
+                   why=row["why"], signal=row["signal"], failure=row["failure"])
+
+
+def shown_detail(detail: str | None, signal: int | None) -> str | None:
+    """An outcome's detail as outputs show it: the signal its child died of first, when it died of one."""
+    return f"signal {signal}: {detail}" if signal else detail

@@ -12,7 +12,7 @@ from teeth.errors import TeethError
 from teeth.store import SCHEMA_VERSION, Store
 from teeth.store_schema import MIGRATIONS, STEPS
 
-from tests.helpers.databases import version_1_database
+from tests.helpers.databases import VERSION_10_OUTCOMES, version_1_database, version_10_database
 
 # What teeth recorded before run columns existed: a filtered `teeth run`, a `teeth check`, a shard, chosen mutants.
 OLD_RUNS = {
@@ -149,3 +149,23 @@ def test_the_steps_a_database_had_before_named_migrations_are_recorded_not_run_a
     adopted = "before named migrations (user_version 6)"
     assert [r.applied_at for r in records[:6]] == [adopted] * 6
     assert adopted not in {r.applied_at for r in records[6:]}
+
+
+def test_the_failure_and_signal_an_old_outcome_folded_into_its_detail_become_columns(tmp_path):
+    path = tmp_path / "old.db"
+    version_10_database(path)
+    store = Store(path)
+    stored = {r["mutant_id"]: (r["status"], r["failure"], r["signal"], r["detail"])
+              for r in store.db["outcomes"].rows}
+    assert stored == {
+        "crash_kill": ("killed", None, 11, "crashed with SIGSEGV"),
+        "crashed_child": ("error", "crashed", 6, "crashed with SIGABRT"),
+        "no_result": ("error", "no_result", None, "exited with code 3 without a result"),
+        "lost": ("error", "lost", None, "its Ray worker died 3 times running it: ActorDiedError"),
+        "no_evidence": ("error", "raised", None,
+                        "killed by t.py::test_a, which did not pass in the baseline: no evidence"),
+        "not_applied": ("error", None, None, "function take not found in rows.py"),  # nothing says it
+        "timeout": ("timeout", None, None, VERSION_10_OUTCOMES["timeout"][2]),
+        "told_a_signal": ("killed", None, None, "signal 11: a test's own message"),  # a test's words, not a crash
+    }
+    assert applied(store.db) == STEPS

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 RESULT_FIELDS = ("mutant", "target", "file", "line", "function", "op", "operator", "profile", "status",
-                 "killed_by", "check", "duration", "detail", "why")
+                 "killed_by", "check", "duration", "detail", "why", "signal", "failure")
 
 
 def results_json(results: list[dict]) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teeth import DISTRIBUTION
-from teeth.core import Status
+from teeth.core import Status, shown_detail
 from teeth.errors import TeethError
 from teeth.sources import located, read_source, span
 from teeth.store import Store
@@ -111,7 +111,7 @@ def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool, ma
             mutant["killedBy"] = killers
     elif row["killed_by"]:
         mutant["killedBy"] = [row["killed_by"]]
-    reason = row["detail"] or (f"check: {row['check']}" if row["check"] else None)
+    reason = shown_detail(row["detail"], row.get("signal")) or (f"check: {row['check']}" if row["check"] else None)
     if row.get("why"):  # why it survived, then what was seen
         reason = f"{row['why']}: {reason}" if reason else row["why"]
     if reason:
