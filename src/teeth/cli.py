@@ -17,7 +17,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from teeth import DISTRIBUTION
-from teeth.cli_options import (DB_HELP, config_option, configured, db_option, describe_run, format_option,
+from teeth.cli_options import (DB_HELP, JOBS_HELP, config_option, configured, db_option, describe_run, format_option,
                                resolve_run, root_option, run_option, run_options, source_root)
 from teeth.config import load_config
 from teeth.core import STATUSES, Status, Why, kill_rate, shown_detail
@@ -97,7 +97,7 @@ def main():
 @click.option("--profile", "profile_names", multiple=True, help="Only this profile (repeatable).")
 @click.option("--operator", "operator_names", multiple=True, help="Only this operator; 'domain' or 'generic' "
               "name a group (repeatable).")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help=JOBS_HELP)
 @db_option()
 @config_option
 @click.option("--resume", is_flag=True, help="Continue the target's interrupted latest run.")
@@ -265,7 +265,7 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
 @format_option("text", "github", "json",
                help="text; github: ::error annotations + $GITHUB_STEP_SUMMARY; json: Stryker's report schema.")
 @click.option("--no-cache", is_flag=True, help="Run every mutant in scope; reuse no stored outcome.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help=JOBS_HELP)
 @click.option("--full-matrix", is_flag=True, help="Each mutant in scope runs every test that executes it; every "
               "verdict is recorded (teeth show, teeth tests).")
 @db_option()

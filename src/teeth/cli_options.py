@@ -10,6 +10,9 @@ from teeth.errors import TeethError
 from teeth.store import Store
 
 DB_HELP = "SQLite file (default: $TEETH_DB or db/teeth.db)."
+# `--jobs` has one meaning in every command and backend: how many mutants run at once.
+JOBS_HELP = ("Mutants run at once: forked children of the local worker, or on Ray one one-slot actor each "
+             "(default: cores; on Ray, one per slot of the cluster).")
 
 
 def db_option(help: str = DB_HELP):

@@ -7,7 +7,7 @@ import threading
 
 from sqlite_utils.migrations import Migrations
 
-from teeth.core import COUNTED, Status, counts_sql, kill_rate
+from teeth.core import COUNTED, Status, counts_sql, kill_rate, surviving_sql
 from teeth.errors import TeethError
 from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest, check_target_name
 from teeth.serve.tokens import Token, new_token, same_digest, token_digest
@@ -174,11 +174,11 @@ class ServeStore(Store):
         """A run's surviving mutants, one row per (mutant, profile), with their diffs."""
         self.find_run(run_id)
         return [dict(r) for r in self.db.query(
-            """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
+            f"""select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
                       m.replacement, m.diff, o.profile, o.status, o.detail
                from outcomes o join runs r on r.id = o.run_id
-               join mutants m on m.id = o.mutant_id and m.target = r.target where o.run_id = ? and o.status = ?
-               order by m.file, m.line, m.id, o.profile""", [run_id, Status.SURVIVED])]
+               join mutants m on m.id = o.mutant_id and m.target = r.target where o.run_id = ? and {surviving_sql()}
+               order by m.file, m.line, m.id, o.profile""", [run_id])]
 
     def mutant_history(self, mutant_id: str, target: str | None = None) -> dict:
         """A mutant (exact id; of `target`, needed when several targets hold the id) and its outcome in every run of
