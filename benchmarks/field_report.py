@@ -191,7 +191,7 @@ def teeth_figures(db: Path) -> dict:
     run = store.latest_run(None, "completed")
     if run is None:
         raise TeethError(f"no completed run in {db}")
-    run_id = run["id"]
+    run_id = run.id
     rows = store.results(run_id)
     per_operator = store.kill_rates(run_id, by=("operator",))
     groups: dict[str, dict] = {}

@@ -188,7 +188,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     finally:
         backends.close()  # ray: stop the local cluster this run started; leave a cluster it only joined
     errors.print(f"[dim]{_measured(summary, len(select_ops(found.mutants, list(ops))), shard, chosen, only)}[/dim]")
-    for profile, protection in json.loads(store.run(summary.run_id).get("protection") or "{}").items():
+    for profile, protection in store.run(summary.run_id).protection.items():
         errors.print(f"[dim]{profile}: isolation: {protection}[/dim]")
     reused = store.reused_count(summary.run_id)
     if reused:
@@ -346,13 +346,13 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
 
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
-    run_id = run_row["id"]
+    run_id = run_row.id
     if fmt == "stryker" and (status or ops or operator_names or files):  # refused before anything is printed
         raise TeethError("--status, --op, --operator and --file narrow table, json and lines; a stryker report "
                          "holds every mutant")
     click.echo(describe_run(run_row), err=fmt != "table")  # which run it shows; machine formats keep stdout clean
     if fmt in ("stryker", "lines"):
-        target = run_row["target"]
+        target = run_row.target
         files_root = source_root(target, root, config_path)
         if fmt == "lines":
             from teeth.report.lines import SURVIVING, survivor_lines
@@ -369,7 +369,7 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
         click.echo(results_json(rows))
     else:
         console.print(results_table(rows))
-    for note in json.loads(run_row.get("notes") or "[]"):  # what the run found: flaky tests, an audit
+    for note in run_row.notes:  # what the run found: flaky tests, an audit
         click.echo(note, err=fmt != "table")
 
 
@@ -389,7 +389,7 @@ def badge(target_name, out, endpoint, db):
 
     store = Store(db_path(db), create=False)
     run = resolve_run(store, "latest", target_name)  # the rule of every reading command: `teeth results` lists it
-    run_id, rate = run["id"], kill_rate_badge.run_rate(store, run, describe_run(run))
+    run_id, rate = run.id, kill_rate_badge.run_rate(store, run, describe_run(run))
     written = [(Path(out) if out else db_path(db).parent / "badge.svg", kill_rate_badge.svg(target_name, rate))]
     if endpoint:
         written.append((Path(endpoint), kill_rate_badge.endpoint(rate)))
@@ -417,16 +417,16 @@ def show(mutant_id, db, fmt, run_ref):
         raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
     every = store.outcomes_of(mutant["id"])
     named = None if run_ref == "latest" else resolve_run(store, run_ref)
-    outcomes = [o for o in every if (o["run_id"] == named["id"] if named else o["kind"] == "run")]
+    outcomes = [o for o in every if (o["run_id"] == named.id if named else o["kind"] == "run")]
     whole = (o for o in outcomes if not o["shard"] and not o["mutant_filter"])  # the latest whole run's, by default
     shown = named or next((store.run(o["run_id"]) for o in whole), None)
-    matrix = store.kill_matrix(shown["id"], mutant["id"]) if shown else {}
+    matrix = store.kill_matrix(shown.id, mutant["id"]) if shown else {}
     executing = store.tests_executing(mutant["target"], mutant["file"], range(mutant["line"], mutant["end_line"] + 1))
     surviving = any(Status(o["status"]).surviving for o in outcomes)
     explained = bug_class(mutant["operator"], mutant["original"], mutant["replacement"]) if surviving else None
     if fmt == "json":
         mutant.pop("path", None)  # outputs show the file as `file` does; the absolute path stays in the database
-        click.echo(json.dumps({**mutant, "run": shown["id"] if shown else None, "outcomes": outcomes,
+        click.echo(json.dumps({**mutant, "run": shown.id if shown else None, "outcomes": outcomes,
                                "tests": executing, "matrix": matrix, "bug_class": explained}, indent=2))
         return
     console.print(Text(describe_run(shown) if shown else f"no `teeth run` has an outcome of {mutant['id']}"
@@ -556,7 +556,7 @@ def report(html_dir, run_ref, target_name, root, config_path, db):
 
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
-    index = write_html_report(store, run_row["id"], html_dir, source_root(run_row["target"], root, config_path))
+    index = write_html_report(store, run_row.id, html_dir, source_root(run_row.target, root, config_path))
     click.echo(f"{index}: {describe_run(run_row)}")
 
 

@@ -34,8 +34,8 @@ def parse_side(text: str, default_db: Path) -> tuple[Path, str]:
 
 
 def load_side(store: Store, run: dict, label: str) -> RunSide:
-    rows = {(r["mutant"], r["profile"]): r for r in store.results(run["id"])}
-    matrix = store.kill_matrix(run["id"])
+    rows = {(r["mutant"], r["profile"]): r for r in store.results(run.id)}
+    matrix = store.kill_matrix(run.id)
     killers = {}
     for key, row in rows.items():
         full = failing(matrix.get(key[0], {}).get(key[1], {}))
@@ -55,7 +55,7 @@ class RunDiff:
 
     def as_json(self) -> str:
         def side(s: RunSide) -> dict:
-            return {"label": s.label, "run": s.run["id"], "target": s.run["target"], "kind": s.run.get("kind")}
+            return {"label": s.label, "run": s.run.id, "target": s.run.target, "kind": s.run.kind.value}
 
         return json.dumps({"a": side(self.a), "b": side(self.b), "changed": self.changed,
                            "newly_killed": self.newly_killed, "newly_surviving": self.newly_surviving,

@@ -98,8 +98,8 @@ def review(store: Store, run_id: int, scoped: set[str], added: list[str], edited
     base = {}
     at_base = at_base or BaseVersions()
     if base_run is not None:
-        base = {(r["mutant"], r["profile"]): r["status"] for r in store.results(base_run["id"])}
-        source = f"base: outcomes of run {base_run['id']} (the `teeth run` at the base commit)"
+        base = {(r["mutant"], r["profile"]): r["status"] for r in store.results(base_run.id)}
+        source = f"base: outcomes of run {base_run.id} (the `teeth run` at the base commit)"
     else:
         source = (f"base: measured here, as the {len(added)} added test(s) absent" +
                   (f" and the {len(edited)} edited at their base version" if edited else "") +

@@ -100,14 +100,14 @@ def test_the_run_columns_are_filled_from_the_options_of_old_runs(tmp_path, versi
                        3: ("check", None, None, None, None, None),
                        4: ("run", '["take"]', None, None, "1/2", None),
                        5: ("run", None, None, None, None, '["abc123"]')}
-    assert store.base_run("rows", "c0ffee")["id"] == 1  # the only whole, unfiltered `teeth run`
+    assert store.base_run("rows", "c0ffee").id == 1  # the only whole, unfiltered `teeth run`
 
 
 def test_a_reading_command_reads_an_older_database_upgraded_and_leaves_the_file_alone(tmp_path):
     path = old_database(tmp_path / "old.db", 6)
     before = path.read_bytes()
     store = Store(path, create=False)
-    assert store.base_run("rows", "c0ffee")["id"] == 1
+    assert store.base_run("rows", "c0ffee").id == 1
     assert store.kill_rate_history("rows")[0]["survived"] == 1
     store.close()
     assert path.read_bytes() == before

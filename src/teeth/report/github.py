@@ -61,7 +61,7 @@ def summary_markdown(checks, passed: bool) -> str:
            "|---|---:|---:|---:|---:|---:|---:|---|"]
     for check in checks:
         v = check.verdict
-        base = f"{_pct(v.base_rate)} (run {v.base_run['id']})" if v.base_run else "none recorded"
+        base = f"{_pct(v.base_rate)} (run {v.base_run.id})" if v.base_run else "none recorded"
         out.append(f"| {v.target} | {len(v.results)} | {check.executed} | {check.reused} | {_pct(v.rate)} | "
                    f"{_pct(v.policy.fail_under)} | {base} | {'pass' if v.passed else 'FAIL: ' + '; '.join(v.failures)} |")
     survivors = [(c, r) for c in checks for r in c.verdict.survivors]

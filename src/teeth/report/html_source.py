@@ -9,6 +9,7 @@ from pathlib import Path
 from teeth import sources
 from teeth.core import CAUGHT, COUNTED, SURVIVING, Status
 from teeth.errors import TeethError
+from teeth.records import Run
 from teeth.report.highlight import highlight_lines
 from teeth.report.html_page import group_mutants, render
 
@@ -65,7 +66,7 @@ def badge_tip(rows: list[dict]) -> str:
                      + (f" by {r['killed_by']}" if r["killed_by"] else "") for r in rows)
 
 
-def source_page(file: str, rows: list[dict], run: dict, lines: list[str] | None) -> str:
+def source_page(file: str, rows: list[dict], run: Run, lines: list[str] | None) -> str:
     """The page for one file; `rows` are this file's outcome rows in the run, `lines` its current source."""
     by_line: dict[int, list[dict]] = defaultdict(list)
     for row in rows:

@@ -9,7 +9,9 @@ from sqlite_utils.migrations import Migrations
 
 from teeth.core import COUNTED, Status, counts_sql, kill_rate, surviving_sql
 from teeth.errors import TeethError
-from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest, check_target_name
+from teeth.records import Run
+from teeth.serve.payload import (PushedMutant, PushedOutcome, PushedRun, PushedRunMeta, PushedTest,
+                                 check_target_name)
 from teeth.serve.tokens import Token, new_token, same_digest, token_digest
 from teeth.store import SCHEMA_VERSION, Store, now
 from teeth.store_opening import write_transaction
@@ -118,11 +120,9 @@ class ServeStore(Store):
 
     def export_run(self, run_id: int) -> dict:
         """A local run as the JSON body `teeth push` sends (reused_from is local to this file: not sent)."""
-        row = self.run(run_id)
-        meta = {k: row[k] for k in ("target", "started_at", "finished_at", "status", "commit", "dirty")}
-        for column, empty in (("profiles", []), ("operators", []), ("versions", {}), ("timings", None),
-                              ("totals", None), ("options", {})):
-            meta[column] = json.loads(row[column]) if row[column] else empty
+        run = self.run(run_id).to_json()
+        meta = {k: run[k] for k in PushedRunMeta.model_fields}
+        meta["dirty"] = None if run["dirty"] is None else int(run["dirty"])
         mutant_rows, outcome_rows, test_rows = self.run_rows(run_id)
         outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields} for o in outcome_rows]
         if not outcomes:
@@ -164,7 +164,7 @@ class ServeStore(Store):
             run["kill_rates"].append(cell | {"kill_rate": kill_rate(cell)})
         return list(runs.values())
 
-    def find_run(self, run_id: int) -> dict:
+    def find_run(self, run_id: int) -> Run:
         try:
             return self.run(run_id)
         except TeethError:
