@@ -109,7 +109,7 @@ def evaluate(store: Store, target: Target, run_id: int, base_commit: str, gated:
     """Apply the target's gate to the outcomes of a check run; `gated`: only these mutants (the changed code's; the
     mutants that only the changed tests execute are judged by teeth.test_review)."""
     policy = Policy.of(target)
-    results = [r for r in store.results(run_id) if gated is None or r["mutant"] in gated]
+    results = [r for r in store.results(run_id) if gated is None or r["mutant_id"] in gated]
     verdict = Verdict(target.name, run_id, results, policy, base_commit, store.base_run(target.name, base_commit))
     if verdict.base_run is not None:
         like_for_like(verdict, store.results(verdict.base_run.id))
@@ -166,7 +166,7 @@ def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, func
     for row in verdict.survivors:
         tag = "required" if verdict.required(row) else "survivor"
         change = " ".join(f"{row['original']} -> {row['replacement']}".split())
-        lines.append(f"  {tag}: {row['file']}:{row['line']} {row['mutant']} {row['operator']} [{row['profile']}] "
+        lines.append(f"  {tag}: {row['file']}:{row['line']} {row['mutant_id']} {row['operator']} [{row['profile']}] "
                      f"{row['status']}: {change[:100]}")
     lines += [f"  note: {note}" for note in verdict.notes]
     lines += [f"  FAILED: {failure}" for failure in verdict.failures]

@@ -293,7 +293,7 @@ class Store:
         return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}
 
     def results(self, run_id: int, status: str | None = None) -> list[dict]:
-        sql = """select m.id as mutant, r.target, m.file, m.line, m.function, m.op, m.operator, o.profile,
+        sql = """select m.id as mutant_id, r.target, m.file, m.line, m.function, m.op, m.operator, o.profile,
                         o.status, o.killed_by, o."check", o.duration, o.tests_run, o.detail, o.why, o.signal,
                         o.failure, m.original,
                         m.replacement, m.skip
@@ -380,7 +380,7 @@ class Store:
     def report_rows(self, run_id: int) -> list[dict]:
         """A run's outcomes with their mutants' span and diff: what the HTML report draws."""
         return [dict(r) for r in self.db.query(
-            """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
+            """select m.id as mutant_id, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
                       m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail, o.why,
                       o.signal, o.failure
                from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id

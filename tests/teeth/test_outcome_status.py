@@ -116,7 +116,7 @@ def test_every_survivor_list_holds_the_survived_and_the_no_coverage_mutants(tmp_
                                           path="/f.py") for s in Status])
     store.record_outcomes(run_id, [Outcome(f"m-{s}", s).row("cpu") for s in Status])
     survivors = {f"m-{s.value}" for s in SURVIVING}
-    assert {r["mutant"] for r in store.survivors(run_id)} == survivors
+    assert {r["mutant_id"] for r in store.survivors(run_id)} == survivors
     assert {r["mutant_id"] for r in store.db.query(f"select mutant_id from outcomes o where {surviving_sql()}")} \
         == survivors
     console = Console(record=True, width=200)

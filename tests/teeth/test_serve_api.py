@@ -252,7 +252,8 @@ def test_a_runs_survivors_are_its_surviving_mutants_with_diffs(server, two_local
     local, (first, _) = two_local_runs
     server.push(first)
     survivors = server.client.get("/api/runs/1/survivors").json()
-    assert sorted(s["mutant"] for s in survivors) == sorted(r["mutant"] for r in local.results(1, "survived"))
+    assert sorted(s["mutant_id"] for s in survivors) == sorted(r["mutant_id"] for r in local.results(1, "survived"))
+    assert all(s["mutant"] == s["mutant_id"] for s in survivors)  # the old key, kept for one release
     assert all(s["status"] == "survived" and s["diff"].startswith("--- a/rows.py") for s in survivors)
 
 

@@ -87,7 +87,7 @@ def test_an_older_database_upgrades_to_the_schema_of_a_new_one_with_its_rows_kep
     assert applied(store.db) == STEPS  # the steps it had went through are recorded, the rest applied
     assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert [r["status"] for r in store.db["outcomes"].rows] == ["survived"]
-    assert [r["mutant"] for r in store.results(1)] == ["abc123"]
+    assert [r["mutant_id"] for r in store.results(1)] == ["abc123"]
 
 
 @pytest.mark.parametrize("version", [1, 6])

@@ -129,7 +129,7 @@ def file_rows(rows: list[dict], pages: dict[str, str]) -> list[dict]:
         here = by_file[file]
         statuses = Counter(r["status"] for r in here)
         other = sum(n for s, n in statuses.items() if not Status(s).counts)
-        table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant"] for r in here}),
+        table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant_id"] for r in here}),
                       "survived": statuses[Status.SURVIVED], "no_coverage": statuses[Status.NO_COVERAGE],
                       "other": other})
     return table

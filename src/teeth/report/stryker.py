@@ -89,7 +89,7 @@ class _Coverage:
 def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool, matrix: dict | None = None) -> dict:
     """`matrix`: the mutant's full matrix under its profile (test -> {check}), when the run recorded one."""
     mutant = {
-        "id": f"{row['mutant']}@{row['profile']}" if many_profiles else row["mutant"],
+        "id": f"{row['mutant_id']}@{row['profile']}" if many_profiles else row["mutant_id"],
         "mutatorName": row["operator"],
         "replacement": row["replacement"],
         "location": _location(source, row["line"], row["original"]),
@@ -154,7 +154,7 @@ def report(parts: list[RunPart], thresholds: tuple[int, int] = (80, 60)) -> dict
                 sources[path] = _read(path) or ""
             name = _name(path, part.relative_to or part.root, row["file"])
             entry = files.setdefault(name, {"language": "python", "source": sources[path], "mutants": []})
-            matrix = (part.matrix or {}).get(row["mutant"], {}).get(row["profile"])
+            matrix = (part.matrix or {}).get(row["mutant_id"], {}).get(row["profile"])
             entry["mutants"].append(_mutant(row, sources[path], coverage, many_profiles, matrix))
     fail_under = [p.fail_under for p in parts if p.fail_under is not None]
     high, low = thresholds

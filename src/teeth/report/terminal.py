@@ -58,7 +58,7 @@ def survivors_table(results: list[dict], limit: int = 50) -> Table:
         table.add_column(column, overflow="fold")
     for row in results[:limit]:
         change = f"{' '.join(row['original'].split())} -> {' '.join(row['replacement'].split())}"
-        table.add_row(Text(row["mutant"]), Text(f"{row['file']}:{row['line']}"), Text(row["operator"]),
+        table.add_row(Text(row["mutant_id"]), Text(f"{row['file']}:{row['line']}"), Text(row["operator"]),
                       Text(row["profile"]), Text(row.get("why") or _unless_survived(row["status"])),
                       Text(change if len(change) < 90 else change[:89] + "…"))
     if len(results) > limit:
@@ -97,7 +97,7 @@ def results_table(results: list[dict]) -> Table:
         table.add_column(column, overflow="fold")
     for row in results:
         table.add_row(*(Text(str(cell)) for cell in (
-            row["mutant"], f"{row['file']}:{row['line']}", row["op"], row["operator"], row["profile"],
+            row["mutant_id"], f"{row['file']}:{row['line']}", row["op"], row["operator"], row["profile"],
             row["status"], row["killed_by"] or "", row["check"] or "", row.get("why") or "")))
     return table
 

@@ -104,8 +104,9 @@ def run(store, run_id):
 
 @reader
 def survivors(store, run_id):
-    """GET /api/runs/ID/survivors: the run's surviving mutants with their diffs."""
-    return store.survivors(run_id)
+    """GET /api/runs/ID/survivors: the run's surviving mutants with their diffs (`mutant`: the old key of
+    `mutant_id`, kept until teeth 0.2.0)."""
+    return [{**row, "mutant": row["mutant_id"]} for row in store.survivors(run_id)]
 
 
 @reader

@@ -174,7 +174,7 @@ class ServeStore(Store):
         """A run's surviving mutants, one row per (mutant, profile), with their diffs."""
         self.find_run(run_id)
         return [dict(r) for r in self.db.query(
-            f"""select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
+            f"""select m.id as mutant_id, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
                       m.replacement, m.diff, o.profile, o.status, o.detail
                from outcomes o join runs r on r.id = o.run_id
                join mutants m on m.id = o.mutant_id and m.target = r.target where o.run_id = ? and {surviving_sql()}
