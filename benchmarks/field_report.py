@@ -191,7 +191,7 @@ def teeth_figures(db: Path) -> dict:
     run = store.latest_run(None, "completed")
     if run is None:
         raise TeethError(f"no completed run in {db}")
-    run_id = run["id"]
+    run_id = run.id
     rows = store.results(run_id)
     per_operator = store.kill_rates(run_id, by=("operator",))
     groups: dict[str, dict] = {}
@@ -208,7 +208,7 @@ def teeth_figures(db: Path) -> dict:
         statuses[row["status"]] = statuses.get(row["status"], 0) + 1
         if row["status"] == "skipped":
             skipped[row["detail"] or row["skip"] or ""] = skipped.get(row["detail"] or row["skip"] or "", 0) + 1
-    survivors = [{"id": row["mutant"], "status": row["status"], "operator": row["operator"],
+    survivors = [{"id": row["mutant_id"], "status": row["status"], "operator": row["operator"],
                   "where": f"{row['file']}:{row['line']}", "function": row["function"], "change": change_text(row)}
                  for row in rows if row["status"] in ("survived", "no_coverage") and is_domain(row["operator"])]
     return {"run": run_id, "mutants": len(rows), "statuses": statuses, "per_operator": per_operator,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -137,6 +136,6 @@ def check_target(store: Store, target: Target, changes: Changes, backends: Backe
                        sorted(tests.helpers), at_base)
         verdict.failures += found.failures
     run = store.run(run_id)
-    worker = any(k.startswith("baseline.") for k in json.loads(run["timings"] or "{}"))
+    worker = any(k.startswith("baseline.") for k in run.timings or {})
     executed, reused = store.executed_count(run_id), store.reused_count(run_id)
     return TargetCheck(target, changes, verdict, functions, executed, reused, worker, lab.selection.chosen, found)

@@ -18,10 +18,10 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from teeth import DISTRIBUTION
-from teeth.cli_options import (DB_HELP, config_option, configured, db_option, describe_run, format_option,
+from teeth.cli_options import (DB_HELP, JOBS_HELP, config_option, configured, db_option, describe_run, format_option,
                                resolve_run, root_option, run_option, run_options, source_root)
 from teeth.config import load_config
-from teeth.core import STATUSES, Status, Why, kill_rate
+from teeth.core import STATUSES, Status, Why, kill_rate, shown_detail
 from teeth.errors import EXIT_INTERRUPTED, EXIT_STORE_FULL, EXIT_USAGE, TeethError
 from teeth.operators import all_operators, bug_class, select_operators
 from teeth.report.progress import RichProgress
@@ -98,7 +98,7 @@ def main():
 @click.option("--profile", "profile_names", multiple=True, help="Only this profile (repeatable).")
 @click.option("--operator", "operator_names", multiple=True, help="Only this operator; 'domain' or 'generic' "
               "name a group (repeatable).")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help=JOBS_HELP)
 @db_option()
 @config_option
 @click.option("--resume", is_flag=True, help="Continue the target's interrupted latest run.")
@@ -194,7 +194,7 @@ def run(target_name, ops, profile_names, operator_names, jobs, db, config_path, 
     finally:
         backends.close()  # ray: stop the local cluster this run started; leave a cluster it only joined
     errors.print(f"[dim]{_measured(summary, len(select_ops(found.mutants, list(ops))), shard, chosen, only)}[/dim]")
-    for profile, protection in json.loads(store.run(summary.run_id).get("protection") or "{}").items():
+    for profile, protection in store.run(summary.run_id).protection.items():
         errors.print(f"[dim]{profile}: isolation: {protection}[/dim]")
     reused = store.reused_count(summary.run_id)
     if reused:
@@ -271,7 +271,7 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
 @format_option("text", "github", "json",
                help="text; github: ::error annotations + $GITHUB_STEP_SUMMARY; json: Stryker's report schema.")
 @click.option("--no-cache", is_flag=True, help="Run every mutant in scope; reuse no stored outcome.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Concurrent mutants (default: cores).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help=JOBS_HELP)
 @click.option("--full-matrix", is_flag=True, help="Each mutant in scope runs every test that executes it; every "
               "verdict is recorded (teeth show, teeth tests).")
 @db_option()
@@ -352,13 +352,13 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
 
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
-    run_id = run_row["id"]
+    run_id = run_row.id
     if fmt == "stryker" and (status or ops or operator_names or files):  # refused before anything is printed
         raise TeethError("--status, --op, --operator and --file narrow table, json and lines; a stryker report "
                          "holds every mutant")
     click.echo(describe_run(run_row), err=fmt != "table")  # which run it shows; machine formats keep stdout clean
     if fmt in ("stryker", "lines"):
-        target = run_row["target"]
+        target = run_row.target
         files_root = source_root(target, root, config_path)
         if fmt == "lines":
             from teeth.report.lines import SURVIVING, survivor_lines
@@ -375,7 +375,7 @@ def results(run_ref, target_name, status, ops, operator_names, files, fmt, root,
         click.echo(results_json(rows))
     else:
         console.print(results_table(rows))
-    for note in json.loads(run_row.get("notes") or "[]"):  # what the run found: flaky tests, an audit
+    for note in run_row.notes:  # what the run found: flaky tests, an audit
         click.echo(note, err=fmt != "table")
 
 
@@ -395,7 +395,7 @@ def badge(target_name, out, endpoint, db):
 
     store = Store(db_path(db), create=False)
     run = resolve_run(store, "latest", target_name)  # the rule of every reading command: `teeth results` lists it
-    run_id, rate = run["id"], kill_rate_badge.run_rate(store, run, describe_run(run))
+    run_id, rate = run.id, kill_rate_badge.run_rate(store, run, describe_run(run))
     written = [(Path(out) if out else db_path(db).parent / "badge.svg", kill_rate_badge.svg(target_name, rate))]
     if endpoint:
         written.append((Path(endpoint), kill_rate_badge.endpoint(rate)))
@@ -423,16 +423,16 @@ def show(mutant_id, db, fmt, run_ref):
         raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
     every = store.outcomes_of(mutant["id"])
     named = None if run_ref == "latest" else resolve_run(store, run_ref)
-    outcomes = [o for o in every if (o["run_id"] == named["id"] if named else o["kind"] == "run")]
+    outcomes = [o for o in every if (o["run_id"] == named.id if named else o["kind"] == "run")]
     whole = (o for o in outcomes if not o["shard"] and not o["mutant_filter"])  # the latest whole run's, by default
     shown = named or next((store.run(o["run_id"]) for o in whole), None)
-    matrix = store.kill_matrix(shown["id"], mutant["id"]) if shown else {}
+    matrix = store.kill_matrix(shown.id, mutant["id"]) if shown else {}
     executing = store.tests_executing(mutant["target"], mutant["file"], range(mutant["line"], mutant["end_line"] + 1))
     surviving = any(Status(o["status"]).surviving for o in outcomes)
     explained = bug_class(mutant["operator"], mutant["original"], mutant["replacement"]) if surviving else None
     if fmt == "json":
         mutant.pop("path", None)  # outputs show the file as `file` does; the absolute path stays in the database
-        click.echo(json.dumps({**mutant, "run": shown["id"] if shown else None, "outcomes": outcomes,
+        click.echo(json.dumps({**mutant, "run": shown.id if shown else None, "outcomes": outcomes,
                                "tests": executing, "matrix": matrix, "bug_class": explained}, indent=2))
         return
     console.print(Text(describe_run(shown) if shown else f"no `teeth run` has an outcome of {mutant['id']}"
@@ -444,7 +444,7 @@ def show(mutant_id, db, fmt, run_ref):
     console.print(Syntax(mutant["diff"], "diff", theme="ansi_dark"))
     for o in outcomes:
         by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
-        detail = f" - {o['detail']}" if o["detail"] else ""
+        detail = f" - {shown_detail(o['detail'], o['signal'])}" if o["detail"] else ""
         why = f" ({o['why']})" if o.get("why") else ""
         console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{why}{by}{detail}"))
     for line in matrix_lines(matrix):
@@ -562,7 +562,7 @@ def report(html_dir, run_ref, target_name, root, config_path, db):
 
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
-    index = write_html_report(store, run_row["id"], html_dir, source_root(run_row["target"], root, config_path))
+    index = write_html_report(store, run_row.id, html_dir, source_root(run_row.target, root, config_path))
     click.echo(f"{index}: {describe_run(run_row)}")
 
 

@@ -7,9 +7,13 @@ from pathlib import Path
 import click
 
 from teeth.errors import TeethError
+from teeth.records import Run
 from teeth.store import Store
 
 DB_HELP = "SQLite file (default: $TEETH_DB or db/teeth.db)."
+# `--jobs` has one meaning in every command and backend: how many mutants run at once.
+JOBS_HELP = ("Mutants run at once: forked children of the local worker, or on Ray one one-slot actor each "
+             "(default: cores; on Ray, one per slot of the cluster).")
 
 
 def db_option(help: str = DB_HELP):
@@ -46,9 +50,9 @@ def root_option(help: str = "Where the target's files are read from (default: fr
     return click.option("--root", default=None, help=help)
 
 
-def resolve_run(store: Store, run_ref: str, target: str | None = None) -> dict:
+def resolve_run(store: Store, run_ref: str, target: str | None = None) -> Run:
     """`--run latest` (of `--target`, if given): the latest whole `teeth run` (a `teeth check`, a shard or chosen
-    mutants only when named), or a run id (any run), as its runs row; one-line errors."""
+    mutants only when named), or a run id (any run); one-line errors."""
     if run_ref == "latest":
         row = store.latest_whole_run(target)
         if row is None:
@@ -62,18 +66,17 @@ def resolve_run(store: Store, run_ref: str, target: str | None = None) -> dict:
     return store.run(run_id)
 
 
-def describe_run(run: dict) -> str:
+def describe_run(run: Run) -> str:
     """The one line every listing starts with: which run it shows, e.g. `run 12 (teeth run, batcher, 2026-12-02
     08:10)`; a part of a run says which part."""
-    kind = run.get("kind") or "run"
-    parts = [f"teeth {kind}", run["target"], (run.get("started_at") or "")[:16].replace("T", " ")]
-    if run.get("shard"):
-        parts.append(f"shard {run['shard']}")
-    if run.get("mutant_filter"):
+    parts = [f"teeth {run.kind}", run.target, (run.started_at or "")[:16].replace("T", " ")]
+    if run.shard:
+        parts.append(f"shard {run.shard}")
+    if run.mutant_filter:
         parts.append("chosen mutants")
-    if run.get("status") and run["status"] != "completed":
-        parts.append(run["status"])
-    return f"run {run['id']} ({', '.join(p for p in parts if p)})"
+    if not run.completed:
+        parts.append(run.status)
+    return f"run {run.id} ({', '.join(p for p in parts if p)})"
 
 
 def reading_config(config_path: str | None):

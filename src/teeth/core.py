@@ -42,7 +42,7 @@ class Status(StrEnum):
 
 CAUGHT = (Status.KILLED, Status.TIMEOUT)
 COUNTED = (*CAUGHT, Status.SURVIVED, Status.NO_COVERAGE)
-SURVIVING = tuple(s for s in COUNTED if s not in CAUGHT)
+SURVIVING = tuple(s for s in Status if s.surviving)  # a survivor, wherever teeth says so: survived or no_coverage
 STATUSES = tuple(s.value for s in Status)  # every status, as stored: the CLI's `--status` choices
 
 
@@ -76,9 +76,31 @@ def counts_sql(column: str = "o.status") -> str:
     return ", ".join(f"sum({column} = '{s.value}') as {s.value}" for s in Status)
 
 
+def surviving_sql(column: str = "o.status") -> str:
+    """An SQL condition: the outcome is a survivor (`Status.surviving`)."""
+    return _in(SURVIVING, column)
+
+
 def kill_rate_sql(column: str = "o.status") -> str:
     """An SQL expression: the kill rate of the grouped outcomes, NULL when none counts (as `kill_rate`)."""
     return f"(sum({_in(CAUGHT, column)}) * 1.0 / nullif(sum({_in(COUNTED, column)}), 0))"
+
+
+class Check(StrEnum):
+    """The kind of test that killed a mutant: what an operator says must kill its mutants (`Operator.kills`), what an
+    outcome records, and what the invariance harness runs and names in a failure (`InvarianceFailure.teeth_check`)."""
+
+    ACCURACY = "accuracy"
+    BATCH_INVARIANCE = "batch_invariance"
+    CHUNK_INVARIANCE = "chunk_invariance"
+    DETERMINISM = "determinism"
+    BEHAVIOUR = "behaviour"  # a test without a `check` marker: the function's plain behaviour
+    AUDIT = "audit"  # the harness's audit of its own cells (teeth.invariance.audit)
+    BOUNDS = "bounds"  # an interpreter profile's bounds check on every load and store (teeth.invariance.bounds)
+    CRASH = "crash"  # the tests crashed the process: the supervisor's verdict, not a test's
+
+
+HARNESS_CHECKS = (Check.ACCURACY, Check.BATCH_INVARIANCE, Check.CHUNK_INVARIANCE, Check.DETERMINISM, Check.AUDIT)
 
 
 class Why(StrEnum):
@@ -193,7 +215,7 @@ class Outcome:
     mutant_id: str
     status: Status
     killed_by: str | None = None  # the test that killed it (or that was running when it crashed or timed out)
-    check: str | None = None
+    check: Check | None = None
     detail: str | None = None
     duration: float = 0.0
     tests_run: int | None = None
@@ -208,6 +230,8 @@ class Outcome:
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
+        if self.check is not None:
+            object.__setattr__(self, "check", Check(self.check))
         if self.why is not None:
             object.__setattr__(self, "why", Why(self.why))
         if self.failure is not None:
@@ -223,21 +247,28 @@ class Outcome:
     def replace(self, **changes: Any) -> Outcome:
         return dataclasses.replace(self, **changes)
 
-    def stored_detail(self) -> str | None:
-        return f"signal {self.signal}: {self.detail}" if self.signal else self.detail
+    @property
+    def shown_detail(self) -> str | None:
+        return shown_detail(self.detail, self.signal)
 
     def row(self, profile: str) -> dict:
         """The `outcomes` row (without its run id)."""
         return {"mutant_id": self.mutant_id, "profile": profile, "status": self.status.value,
-                "killed_by": self.killed_by, "check": self.check, "duration": self.duration,
-                "tests_run": self.tests_run, "test_seconds": self.test_seconds, "detail": self.stored_detail(),
+                "killed_by": self.killed_by, "check": self.check.value if self.check else None, "duration": self.duration,
+                "tests_run": self.tests_run, "test_seconds": self.test_seconds, "detail": self.detail,
+                "signal": self.signal, "failure": self.failure.value if self.failure else None,
                 "cache_key": self.cache_key, "reused_from": self.reused_from,
                 "why": self.why.value if self.why else None}
 
     @classmethod
     def from_row(cls, row: Mapping) -> Outcome:
-        """A stored outcome (its detail as stored: a signal is already in it)."""
+        """A stored outcome."""
         return cls(row["mutant_id"], Status(row["status"]), killed_by=row["killed_by"], check=row["check"],
                    detail=row["detail"], duration=row["duration"], tests_run=row["tests_run"],
                    test_seconds=row["test_seconds"], cache_key=row["cache_key"], reused_from=row["reused_from"],
-                   why=row["why"] if "why" in row.keys() else None)
+                   why=row["why"], signal=row["signal"], failure=row["failure"])
+
+
+def shown_detail(detail: str | None, signal: int | None) -> str | None:
+    """An outcome's detail as outputs show it: the signal its child died of first, when it died of one."""
+    return f"signal {signal}: {detail}" if signal else detail

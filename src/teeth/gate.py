@@ -109,10 +109,10 @@ def evaluate(store: Store, target: Target, run_id: int, base_commit: str, gated:
     """Apply the target's gate to the outcomes of a check run; `gated`: only these mutants (the changed code's; the
     mutants that only the changed tests execute are judged by teeth.test_review)."""
     policy = Policy.of(target)
-    results = [r for r in store.results(run_id) if gated is None or r["mutant"] in gated]
+    results = [r for r in store.results(run_id) if gated is None or r["mutant_id"] in gated]
     verdict = Verdict(target.name, run_id, results, policy, base_commit, store.base_run(target.name, base_commit))
     if verdict.base_run is not None:
-        like_for_like(verdict, store.results(verdict.base_run["id"]))
+        like_for_like(verdict, store.results(verdict.base_run.id))
     required = [r for r in verdict.survivors if verdict.required(r)]
     if required:
         verdict.failures.append(f"{len(required)} mutant(s) of a required bug class survived")
@@ -133,7 +133,7 @@ def evaluate(store: Store, target: Target, run_id: int, base_commit: str, gated:
                 and compared < verdict.base_rate - policy.tolerance - 1e-12:
             verdict.failures.append(f"kill rate {_pct(compared)} of the changed functions dropped below the same "
                                     f"functions' {_pct(verdict.base_rate)} under the base (run "
-                                    f"{verdict.base_run['id']}) by more than the tolerance {_pct(policy.tolerance)}")
+                                    f"{verdict.base_run.id}) by more than the tolerance {_pct(policy.tolerance)}")
     return verdict
 
 
@@ -158,7 +158,7 @@ def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, func
              f"  kill rate: {_pct(verdict.rate)} ({caught}/{counted})"
              + (f", fail_under {_pct(verdict.policy.fail_under)}" if verdict.policy.fail_under is not None else "")
              + (f", same functions {_pct(verdict.compared_rate)} now, {_pct(verdict.base_rate)} under the base "
-                f"(run {verdict.base_run['id']}), tolerance {_pct(verdict.policy.tolerance)}"
+                f"(run {verdict.base_run.id}), tolerance {_pct(verdict.policy.tolerance)}"
                 if verdict.base_run else "")]
     for profile, (ran, collected, why) in (baseline or {}).items():
         reasons = ", ".join(f"{count} {reason}" for reason, count in why.items() if count)
@@ -166,7 +166,7 @@ def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, func
     for row in verdict.survivors:
         tag = "required" if verdict.required(row) else "survivor"
         change = " ".join(f"{row['original']} -> {row['replacement']}".split())
-        lines.append(f"  {tag}: {row['file']}:{row['line']} {row['mutant']} {row['operator']} [{row['profile']}] "
+        lines.append(f"  {tag}: {row['file']}:{row['line']} {row['mutant_id']} {row['operator']} [{row['profile']}] "
                      f"{row['status']}: {change[:100]}")
     lines += [f"  note: {note}" for note in verdict.notes]
     lines += [f"  FAILED: {failure}" for failure in verdict.failures]

@@ -11,6 +11,7 @@ from datetime import date
 
 from teeth.core import COUNTED, Status, kill_rate
 from teeth.errors import TeethError
+from teeth.records import RunKind
 from teeth.store import Store
 
 COUNTS = tuple(s.value for s in (*COUNTED, *(s for s in Status if not s.counts)))  # the counted ones first
@@ -138,11 +139,11 @@ def load_history(store: Store, target: str | None = None, ops: tuple[str, ...] =
 
 # Why a run with outcomes is no point of the history, in the order they are asked.
 LEFT_OUT = (
-    ("not completed", lambda run: run["status"] != "completed"),
-    ("a `teeth check`", lambda run: run["kind"] != "run"),
-    ("one shard", lambda run: run["shard"] is not None),
-    ("chosen mutants (--only)", lambda run: run["mutant_filter"] is not None),
-    ("an --operator filter", lambda run: run["operator_filter"] is not None),
+    ("not completed", lambda run: not run.completed),
+    ("a `teeth check`", lambda run: run.kind is not RunKind.RUN),
+    ("one shard", lambda run: run.shard is not None),
+    ("chosen mutants (--only)", lambda run: run.mutant_filter is not None),
+    ("an --operator filter", lambda run: run.operator_filter is not None),
 )
 
 
@@ -152,8 +153,7 @@ def left_out(store: Store, target: str | None, ops: tuple[str, ...] = (), profil
     why: dict[str, int] = {}
     for run in store.runs_with_outcomes(target):
         reason = next((name for name, applies in LEFT_OUT if applies(run)), None)
-        if reason is None and since is not None and not since.admits({"run": run["id"],
-                                                                      "started_at": run["started_at"]}):
+        if reason is None and since is not None and not since.admits({"run": run.id, "started_at": run.started_at}):
             reason = "before --since"
         if reason is None and (ops or profiles):
             reason = "other ops or profiles than asked"

@@ -23,6 +23,7 @@ from teeth.incremental import OutcomeCache
 from teeth.operators import Operator
 from teeth.ordering import KillHistory
 from teeth.profiles import Profile
+from teeth.records import RunStatus
 from teeth.selection import BaselineSelection
 from teeth.store import Store
 from teeth.store_opening import disk_full
@@ -137,24 +138,24 @@ class Lab:
             if disk_full(exc):
                 raise self._full(exc) from None
             raise
-        summary = RunSummary(run_id, discovery, mutants, "running", notes=self.notes)
+        summary = RunSummary(run_id, discovery, mutants, RunStatus.RUNNING, notes=self.notes)
         try:
             for profile in profiles:
                 self._profile(run_id, profile, [m for m in mutants if (m.id, profile.name) not in done], jobs, clock)
         except KeyboardInterrupt:
-            summary.status = "interrupted"
+            summary.status = RunStatus.INTERRUPTED
             raise
         except BaselineFailed:
-            summary.status = "baseline_failed"
+            summary.status = RunStatus.BASELINE_FAILED
             raise
         except Exception as exc:
             if not disk_full(exc):
-                summary.status = "failed"
+                summary.status = RunStatus.FAILED
                 raise
-            summary.status = "interrupted"  # what was recorded stays; --resume continues once there is space
+            summary.status = RunStatus.INTERRUPTED  # what was recorded stays; --resume continues once there is space
             raise self._full(exc) from None
         else:
-            summary.status = "completed"
+            summary.status = RunStatus.COMPLETED
         finally:
             self.progress.finish()
             if self.audit is not None:
@@ -164,12 +165,13 @@ class Lab:
             summary.totals = self.store.outcome_counts(run_id)
             summary.totals.update(arid=discovery.arid, duplicates=discovery.duplicates, unviable=discovery.unviable)
             try:
-                self.store.finish_run(run_id, summary.status if summary.status != "running" else "interrupted",
+                self.store.finish_run(run_id, summary.status if summary.status is not RunStatus.RUNNING
+                                      else RunStatus.INTERRUPTED,
                                       clock, summary.totals, self.notes)
             except sqlite3.OperationalError as exc:
                 if not disk_full(exc):
                     raise
-                if summary.status == "completed":
+                if summary.status is RunStatus.COMPLETED:
                     raise self._full(exc) from None
                 # else the error in flight stands; the run stays `running`: once this process has exited, it is
                 # abandoned, and --resume continues it
@@ -183,12 +185,12 @@ class Lab:
     def _open_run(self, operators, profiles, resume: bool, options: dict) -> tuple[int, set]:
         if resume:
             previous = self.store.latest_run(self.target.name)
-            if previous is None or not (previous["status"] == "interrupted" or self.store.abandoned(previous)):
+            if previous is None or not (previous.status is RunStatus.INTERRUPTED or self.store.abandoned(previous)):
                 raise ConfigError(f"nothing to resume: the latest run of target {self.target.name!r} "
-                                  f"is {previous['status'] if previous else 'missing'}, not interrupted")
-            self.store.claim_run(previous["id"])
-            self.run_id = previous["id"]
-            return previous["id"], self.store.done_keys(previous["id"])
+                                  f"is {previous.status if previous else 'missing'}, not interrupted")
+            self.store.claim_run(previous.id)
+            self.run_id = previous.id
+            return previous.id, self.store.done_keys(previous.id)
         meta = run_metadata(self.target, options)
         run_id = self.store.start_run(self.target.name, [p.name for p in profiles], [o.name for o in operators], meta)
         self.run_id = run_id

@@ -7,6 +7,7 @@ from pathlib import Path
 from teeth.config import Target
 from teeth.discover import Discovery, discover
 from teeth.errors import ConfigError
+from teeth.records import RunStatus
 from teeth.lab import select_ops
 from teeth.operators import Operator
 from teeth.store import Store
@@ -20,9 +21,9 @@ def require_resumable(path: Path, target: Target) -> None:
     latest = store.latest_run(target.name)
     abandoned = store.abandoned(latest)
     store.close()
-    if latest is None or not (latest["status"] == "interrupted" or abandoned):
+    if latest is None or not (latest.status is RunStatus.INTERRUPTED or abandoned):
         raise ConfigError(f"nothing to resume: the latest run of target {target.name!r} "
-                          f"is {latest['status'] if latest else 'missing'}, not interrupted")
+                          f"is {latest.status if latest else 'missing'}, not interrupted")
 
 
 def discover_ops(target: Target, operators: list[Operator], ops: list[str], cache=None) -> Discovery:
@@ -51,7 +52,7 @@ def choose_mutants(mutants: list, db: Path, target_name: str, ids: list[str], on
         if latest is None:
             raise ConfigError(f"--only {'/'.join(only)}: no whole `teeth run` of target {target_name} in {db}")
         present = {m.id for m in mutants}
-        chosen |= {row["mutant"] for row in store.results(latest["id"])
-                   if row["status"] in only and row["mutant"] in present}
+        chosen |= {row["mutant_id"] for row in store.results(latest.id)
+                   if row["status"] in only and row["mutant_id"] in present}
         store.close()
     return chosen

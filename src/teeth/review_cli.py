@@ -21,7 +21,7 @@ def tests_command(run_ref, target_name, fmt, db):
 
     store = Store(db_path(db), create=False)
     run = resolve_run(store, run_ref, target_name)
-    rows = tests_table(store, run["id"])
+    rows = tests_table(store, run.id)
     if not rows:
         raise TeethError(f"{describe_run(run)} has no kill matrix: record one with teeth run --full-matrix "
                          f"(or teeth check --full-matrix)")

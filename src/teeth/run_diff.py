@@ -34,8 +34,8 @@ def parse_side(text: str, default_db: Path) -> tuple[Path, str]:
 
 
 def load_side(store: Store, run: dict, label: str) -> RunSide:
-    rows = {(r["mutant"], r["profile"]): r for r in store.results(run["id"])}
-    matrix = store.kill_matrix(run["id"])
+    rows = {(r["mutant_id"], r["profile"]): r for r in store.results(run.id)}
+    matrix = store.kill_matrix(run.id)
     killers = {}
     for key, row in rows.items():
         full = failing(matrix.get(key[0], {}).get(key[1], {}))
@@ -55,7 +55,7 @@ class RunDiff:
 
     def as_json(self) -> str:
         def side(s: RunSide) -> dict:
-            return {"label": s.label, "run": s.run["id"], "target": s.run["target"], "kind": s.run.get("kind")}
+            return {"label": s.label, "run": s.run.id, "target": s.run.target, "kind": s.run.kind.value}
 
         return json.dumps({"a": side(self.a), "b": side(self.b), "changed": self.changed,
                            "newly_killed": self.newly_killed, "newly_surviving": self.newly_surviving,
@@ -63,7 +63,8 @@ class RunDiff:
 
 
 def _entry(row: dict, **more) -> dict:
-    return {"mutant": row["mutant"], "profile": row["profile"], "file": row["file"], "line": row["line"],
+    return {"mutant_id": row["mutant_id"], "mutant": row["mutant_id"],  # `mutant`: the old key, until teeth 0.2.0
+            "profile": row["profile"], "file": row["file"], "line": row["line"],
             "operator": row["operator"], **more}
 
 
@@ -99,9 +100,9 @@ def diff_lines(found: RunDiff, describe) -> list[str]:
     for e in found.changed:
         tests = e["killed_by_b"] if Status(e["b"]).caught else e["killed_by_a"]
         by = f" (killed by {compact(tests)})" if tests else ""
-        lines.append(f"  {e['mutant']} {e['file']}:{e['line']} {e['operator']} [{e['profile']}]: "
+        lines.append(f"  {e['mutant_id']} {e['file']}:{e['line']} {e['operator']} [{e['profile']}]: "
                      f"{e['a']} -> {e['b']}{by}")
     for name, entries in (("only in A", found.only_a), ("only in B", found.only_b)):
-        lines += [f"  {name}: {e['mutant']} {e['file']}:{e['line']} {e['operator']} [{e['profile']}] {e['status']}"
+        lines += [f"  {name}: {e['mutant_id']} {e['file']}:{e['line']} {e['operator']} [{e['profile']}] {e['status']}"
                   for e in entries]
     return lines

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from teeth.core import STATUSES
 from teeth.errors import ConfigError, ShardsRefused, TeethError
+from teeth.records import Run, RunStatus
 from teeth.store import Store, now
 
 # Options that say how a shard ran, not what it measured: they may differ between shards.
@@ -53,13 +54,13 @@ class ShardRun:
 
     path: Path
     store: Store
-    run: dict
+    run: Run
     options: dict
     shard: Shard
 
     @property
     def name(self) -> str:
-        return f"{self.path} (run {self.run['id']}, shard {self.shard})"
+        return f"{self.path} (run {self.run.id}, shard {self.shard})"
 
 
 def read_shard(path: Path, target: str | None) -> ShardRun:
@@ -69,14 +70,13 @@ def read_shard(path: Path, target: str | None) -> ShardRun:
     run = store.latest_run(target)
     if run is None:
         raise TeethError(f"no run{f' of target {target!r}' if target else ''} in {path}")
-    options = json.loads(run["options"] or "{}")
-    return ShardRun(path, store, run, options, Shard.parse(options.get("shard") or "1/1"))
+    return ShardRun(path, store, run, dict(run.options), Shard.parse(run.options.get("shard") or "1/1"))
 
 
 def _what_it_measured(shard: ShardRun) -> dict:
     r = shard.run
-    return {"target": r["target"], "commit": r["commit"], "profiles": json.loads(r["profiles"] or "[]"),
-            "operators": json.loads(r["operators"] or "[]"), "versions": json.loads(r["versions"] or "{}"),
+    return {"target": r.target, "commit": r.commit, "profiles": list(r.profiles), "operators": list(r.operators),
+            "versions": dict(r.versions),
             "options": {k: v for k, v in shard.options.items() if k not in HOW_IT_RAN},
             "shards": shard.shard.count}
 
@@ -87,10 +87,10 @@ def check_shards(shards: list[ShardRun]) -> None:
     names = {"target": "targets", "commit": "commits", "options": "configs", "profiles": "profiles",
              "operators": "operators", "versions": "package versions", "shards": "splits (n)"}
     for shard in shards:
-        if shard.run["status"] != "completed":
-            raise ShardsRefused(f"{shard.name} is {shard.run['status']}, not completed; finish it (teeth run "
+        if not shard.run.completed:
+            raise ShardsRefused(f"{shard.name} is {shard.run.status}, not completed; finish it (teeth run "
                                 f"--resume) before merging")
-        if shard.run["dirty"]:
+        if shard.run.dirty:
             raise ShardsRefused(f"{shard.name} was run on uncommitted changes; shards must be runs of one commit")
         mine, theirs = _what_it_measured(first), _what_it_measured(shard)
         for key, label in names.items():
@@ -105,7 +105,7 @@ def check_shards(shards: list[ShardRun]) -> None:
         seen[shard.shard.index] = shard
     owner: dict[tuple[str, str], ShardRun] = {}
     for shard in shards:
-        for key in shard.store.done_keys(shard.run["id"]):
+        for key in shard.store.done_keys(shard.run.id):
             if key in owner:
                 raise ShardsRefused(f"overlapping shards: mutant {key[0]} ({key[1]}) is in {owner[key].name} "
                                     f"and {shard.name}")
@@ -129,24 +129,25 @@ def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
     check_shards(shards)
     first = shards[0]
     options = {k: v for k, v in first.options.items() if k != "shard"}
-    options["merged"] = [{"db": str(s.path), "run": s.run["id"], "shard": str(s.shard)} for s in shards]
+    options["merged"] = [{"db": str(s.path), "run": s.run.id, "shard": str(s.shard)} for s in shards]
     timings: dict[str, float] = {}
     for shard in shards:  # machine time: summed over the shards
-        for stage, seconds in json.loads(shard.run["timings"] or "{}").items():
+        for stage, seconds in (shard.run.timings or {}).items():
             timings[stage] = timings.get(stage, 0.0) + seconds
-    rows = [s.store.run_rows(s.run["id"]) for s in shards]  # everything read before the target database is opened
+    rows = [s.store.run_rows(s.run.id) for s in shards]  # everything read before the target database is opened
     mutants = [m for shard_mutants, _, _ in rows for m in shard_mutants]
     outcomes = [o for _, shard_outcomes, _ in rows for o in shard_outcomes]
     tests = [t for _, _, shard_tests in rows for t in shard_tests]
-    matrix = [r for s in shards for r in s.store.matrix_rows(s.run["id"])]  # --full-matrix: each shard's, joined
+    matrix = [r for s in shards for r in s.store.matrix_rows(s.run.id)]  # --full-matrix: each shard's, joined
     counts = {s: sum(1 for o in outcomes if o["status"] == s) for s in STATUSES}
-    made = json.loads(first.run["totals"] or "{}")
+    made = first.run.totals or {}
     counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
-    notes = list(dict.fromkeys(n for s in shards for n in json.loads(s.run.get("notes") or "[]")))  # each once
+    notes = list(dict.fromkeys(n for s in shards for n in s.run.notes))  # each once
     return Store(into).add_run({
-        "target": first.run["target"], "started_at": min(s.run["started_at"] for s in shards),
-        "finished_at": now(), "status": "completed", "commit": first.run["commit"],
-        "dirty": first.run["dirty"], "profiles": first.run["profiles"], "operators": first.run["operators"],
-        "versions": first.run["versions"], "options": json.dumps(options), "timings": json.dumps(timings),
-        "totals": json.dumps(counts), "notes": json.dumps(notes) if notes else None}, mutants, outcomes, tests,
-        matrix=matrix)
+        "target": first.run.target, "started_at": min(s.run.started_at for s in shards),
+        "finished_at": now(), "status": RunStatus.COMPLETED.value, "commit": first.run.commit,
+        "dirty": first.run.dirty, "profiles": json.dumps(first.run.profiles),
+        "operators": json.dumps(first.run.operators), "versions": json.dumps(first.run.versions),
+        "options": json.dumps(options), "timings": json.dumps(timings),
+        "totals": json.dumps(counts), "notes": json.dumps(notes) if notes else None},
+        mutants, outcomes, tests, matrix=matrix)

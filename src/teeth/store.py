@@ -13,6 +13,7 @@ import sqlite_utils
 
 from teeth.core import Status, counts_sql, kill_rate, kill_rate_sql
 from teeth.errors import TeethError
+from teeth.records import Run, RunStatus, run_of
 from teeth.store_opening import (make_folder, migration_lock, open_for_writing, open_read_only,
                                  require_teeth_tables, retry_while_locked, write_transaction)
 from teeth.store_schema import SCHEMA_VERSION, run_columns, upgrade
@@ -81,7 +82,7 @@ class Store:
 
     # -- writes ---------------------------------------------------------------
     def start_run(self, target: str, profiles: list[str], operators: list[str], meta: dict) -> int:
-        row = {"target": target, "started_at": now(), "status": "running", "profiles": json.dumps(profiles),
+        row = {"target": target, "started_at": now(), "status": RunStatus.RUNNING.value, "profiles": json.dumps(profiles),
                "operators": json.dumps(operators), "commit": meta.get("commit"), "dirty": meta.get("dirty"),
                "versions": json.dumps(meta.get("versions", {})), "options": json.dumps(meta.get("options", {})),
                "pid": os.getpid(), "host": socket.gethostname(), **run_columns(meta.get("options", {}))}
@@ -89,11 +90,11 @@ class Store:
 
     def claim_run(self, run_id: int) -> None:
         """`--resume`: this process now owns the run."""
-        self.db["runs"].update(run_id, {"status": "running", "pid": os.getpid(), "host": socket.gethostname()})
+        self.db["runs"].update(run_id, {"status": RunStatus.RUNNING.value, "pid": os.getpid(), "host": socket.gethostname()})
 
     def record_protection(self, run_id: int, profile: str, protection: str) -> None:
         """What isolated the tests of one profile's worker, as `{profile: text}`."""
-        known = json.loads(self.run(run_id).get("protection") or "{}")
+        known = self.run(run_id).protection
         self.db["runs"].update(run_id, {"protection": json.dumps({**known, profile: protection})})
 
     def record_mutants(self, mutants) -> None:
@@ -145,9 +146,9 @@ class Store:
         return [dict(r) for r in self.db["matrix"].rows_where("run_id = ?", [run_id],
                                                                order_by="mutant_id, profile, test")]
 
-    def finish_run(self, run_id: int, status: str, timings: dict, totals: dict, notes: list[str] = ()) -> None:
+    def finish_run(self, run_id: int, status: RunStatus, timings: dict, totals: dict, notes: list[str] = ()) -> None:
         """`notes`: what the run found about the suite, shown again by `teeth results`."""
-        self.db["runs"].update(run_id, {"status": status, "finished_at": now(), "timings": json.dumps(timings),
+        self.db["runs"].update(run_id, {"status": RunStatus(status).value, "finished_at": now(), "timings": json.dumps(timings),
                                         "totals": json.dumps(totals), "notes": json.dumps(list(notes)) if notes
                                         else None})
 
@@ -180,34 +181,34 @@ class Store:
         self.db["runs"].delete_where("id = ?", [run_id])
 
     # -- reads ----------------------------------------------------------------
-    def run(self, run_id: int) -> dict:
+    def run(self, run_id: int) -> Run:
         try:
-            return self.db["runs"].get(run_id)
+            return run_of(self.db["runs"].get(run_id))
         except (sqlite_utils.db.NotFoundError, OverflowError):  # OverflowError: past SQLite's 64-bit integers
             raise TeethError(f"no run {run_id} in {self.path}") from None
 
-    def abandoned(self, run: dict | None) -> bool:
+    def abandoned(self, run: Run | None) -> bool:
         """A run still `running` whose process is gone (it was killed): interrupted, in fact."""
-        if run is None or run["status"] != "running" or not run.get("pid") or run.get("host") != socket.gethostname():
+        if run is None or run.status is not RunStatus.RUNNING or not run.pid or run.host != socket.gethostname():
             return False
         try:
-            os.kill(run["pid"], 0)
+            os.kill(run.pid, 0)
         except ProcessLookupError:
             return True
         except PermissionError:
             return False
         return False
 
-    def latest_run(self, target: str | None = None, status: str | None = None) -> dict | None:
+    def latest_run(self, target: str | None = None, status: RunStatus | None = None) -> Run | None:
         where, params = [], []
         if target:
             where.append("target = ?"), params.append(target)
         if status:
             where.append("status = ?"), params.append(status)
         rows = list(self.db["runs"].rows_where(" and ".join(where) or None, params, order_by="id desc", limit=1))
-        return rows[0] if rows else None
+        return run_of(rows[0]) if rows else None
 
-    def latest_whole_run(self, target: str | None = None, with_outcomes: bool = False) -> dict | None:
+    def latest_whole_run(self, target: str | None = None, with_outcomes: bool = False) -> Run | None:
         """The latest whole `teeth run` (of `target`, when given): not a `teeth check`, not one shard, not chosen
         mutants; with_outcomes: only a run that recorded outcomes. What every reading command reads unless told
         `--run ID`."""
@@ -217,7 +218,7 @@ class Store:
         if with_outcomes:
             where.append("exists (select 1 from outcomes o where o.run_id = r.id)")
         rows = self.db.query(f"select r.* from runs r where {' and '.join(where)} order by r.id desc limit 1", params)
-        return next((dict(row) for row in rows), None)
+        return next((run_of(row) for row in rows), None)
 
     def test_records(self, target: str, profile: str, profile_key: str) -> dict[str, dict]:
         """Each test's newest passing baseline record of `target` under this profile and profile key."""
@@ -251,13 +252,13 @@ class Store:
         row = next(self.db.query(f"select {counts_sql()} from outcomes o where o.run_id = ?", [run_id]))
         return {status.value: row[status] or 0 for status in Status}
 
-    def base_run(self, target: str, commit: str) -> dict | None:
+    def base_run(self, target: str, commit: str) -> Run | None:
         """The latest completed, clean `teeth run` of the target at `commit` that measured it whole: no `--op`,
         `--operator` or `--profile` filter, not one shard, not chosen mutants (a merged run of shards counts)."""
         rows = self.db.query(
             """select * from runs where target = ? and "commit" = ? and status = 'completed' and coalesce(dirty, 0) = 0
                and """ + WHOLE_RUN.format(runs="runs") + " order by id desc limit 1", [target, commit])
-        return next((dict(r) for r in rows), None)
+        return next((run_of(r) for r in rows), None)
 
     def newest_keyed_outcomes(self, profile: str, mutant_ids: list[str]) -> dict[str, dict]:
         """The newest outcome with a cache key of each of these mutants under a profile."""
@@ -292,8 +293,9 @@ class Store:
         return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}
 
     def results(self, run_id: int, status: str | None = None) -> list[dict]:
-        sql = """select m.id as mutant, r.target, m.file, m.line, m.function, m.op, m.operator, o.profile,
-                        o.status, o.killed_by, o."check", o.duration, o.tests_run, o.detail, o.why, m.original,
+        sql = """select m.id as mutant_id, r.target, m.file, m.line, m.function, m.op, m.operator, o.profile,
+                        o.status, o.killed_by, o."check", o.duration, o.tests_run, o.detail, o.why, o.signal,
+                        o.failure, m.original,
                         m.replacement, m.skip
                  from outcomes o join runs r on r.id = o.run_id
                  join mutants m on m.id = o.mutant_id and m.target = r.target
@@ -305,11 +307,11 @@ class Store:
         baseline did not run (every outcome reused), the newest earlier baseline of the same target and profile."""
         run = self.run(run_id)
         found = []
-        for profile in json.loads(run["profiles"] or "[]"):
+        for profile in run.profiles:
             source = self.db.execute(
                 """select max(t.run_id) from tests t join runs r on r.id = t.run_id
                    where r.target = ? and t.profile = ? and t.run_id <= ?""",
-                [run["target"], profile, run_id]).fetchone()[0]
+                [run.target, profile, run_id]).fetchone()[0]
             found += [{"profile": row["profile"], "test": row["test"],
                        "covers": json.loads(row["covers"]) if row["covers"] else {}}
                       for row in self.db.query("select profile, test, covers from tests where run_id = ? and "
@@ -356,11 +358,11 @@ class Store:
     def run_targets(self) -> list[str]:
         return [r[0] for r in self.db.execute("select distinct target from runs order by target")]
 
-    def runs_with_outcomes(self, target: str | None = None) -> list[dict]:
+    def runs_with_outcomes(self, target: str | None = None) -> list[Run]:
         """Every run that recorded outcomes (of `target`, when given), oldest first."""
         sql = "select r.* from runs r where exists (select 1 from outcomes o where o.run_id = r.id)" + \
             (" and r.target = ?" if target else "") + " order by r.id"
-        return [dict(r) for r in self.db.query(sql, [target] if target else [])]
+        return [run_of(r) for r in self.db.query(sql, [target] if target else [])]
 
     def kill_rate_history(self, target: str | None = None) -> list[dict]:
         """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
@@ -378,8 +380,9 @@ class Store:
     def report_rows(self, run_id: int) -> list[dict]:
         """A run's outcomes with their mutants' span and diff: what the HTML report draws."""
         return [dict(r) for r in self.db.query(
-            """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
-                      m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail, o.why
+            """select m.id as mutant_id, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
+                      m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail, o.why,
+                      o.signal, o.failure
                from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
                and m.target = r.target where o.run_id = ? order by m.file, m.line, m.id, o.profile""", [run_id])]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
@@ -106,6 +107,40 @@ def m009_outcome_why(db: sqlite_utils.Database) -> None:
 def m010_run_notes(db: sqlite_utils.Database) -> None:
     """What a run found about the suite (flaky tests, a selection audit's disagreements), as a JSON list of lines."""
     _add_columns(db["runs"], {"notes": str})
+
+
+@step
+def m011_outcome_failure_and_signal(db: sqlite_utils.Database) -> None:
+    """The outcome's worker failure (`not_applied`, `raised`, `crashed`, `no_result`, `lost`) and the signal its child
+    died of, as columns: before, a signal was folded into the detail ("signal 11: crashed with SIGSEGV") and the
+    failure not stored. Filled from the old details where they say it; the signal prefix leaves the detail."""
+    if not db["outcomes"].exists():
+        return
+    _add_columns(db["outcomes"], {"failure": str, "signal": int})
+    for row in list(db.query('select rowid, status, "check", detail from outcomes where detail is not null')):
+        failure, sig, detail = old_detail_facts(row["status"], row["check"], row["detail"])
+        if (failure, sig) != (None, None):
+            db.execute("update outcomes set failure = ?, signal = ?, detail = ? where rowid = ?",
+                       [failure, sig, detail, row["rowid"]])
+
+
+# What teeth's workers wrote in the detail of an outcome before m011, per worker failure.
+OLD_FAILURE_DETAILS = (("crashed", re.compile(r"crashed with SIG\w+")),
+                       ("no_result", re.compile(r"exited with code -?\d+ without a result")),
+                       ("lost", re.compile(r"its Ray worker died \d+ times running it")),
+                       ("raised", re.compile(r"killed by .*, which did not pass in the baseline: no evidence")))
+OLD_SIGNAL = re.compile(r"signal (\d+): (.*)", re.DOTALL)
+
+
+def old_detail_facts(status: str, check: str | None, detail: str) -> tuple[str | None, int | None, str]:
+    """(failure, signal, detail without the signal) of an outcome stored before m011; None where it does not say.
+    Only a crash kill and an error had a signal folded in (another kill's detail is a test's message)."""
+    sig = None
+    if (status == "error" or check == "crash") and (found := OLD_SIGNAL.fullmatch(detail)):
+        sig, detail = int(found[1]), found[2]
+    failure = next((name for name, pattern in OLD_FAILURE_DETAILS if pattern.match(detail)), None) \
+        if status == "error" else None
+    return failure, sig, detail
 
 
 RUN_COLUMNS = ("kind", "op_filter", "operator_filter", "profile_filter", "shard", "mutant_filter")

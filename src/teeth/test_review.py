@@ -98,23 +98,23 @@ def review(store: Store, run_id: int, scoped: set[str], added: list[str], edited
     base = {}
     at_base = at_base or BaseVersions()
     if base_run is not None:
-        base = {(r["mutant"], r["profile"]): r["status"] for r in store.results(base_run["id"])}
-        source = f"base: outcomes of run {base_run['id']} (the `teeth run` at the base commit)"
+        base = {(r["mutant_id"], r["profile"]): r["status"] for r in store.results(base_run.id)}
+        source = f"base: outcomes of run {base_run.id} (the `teeth run` at the base commit)"
     else:
         source = (f"base: measured here, as the {len(added)} added test(s) absent" +
                   (f" and the {len(edited)} edited at their base version" if edited else "") +
                   " (no `teeth run` recorded at the base commit)")
     mutants = []
     for row in store.results(run_id):
-        if row["mutant"] not in scoped or row["status"] == Status.SKIPPED:
+        if row["mutant_id"] not in scoped or row["status"] == Status.SKIPPED:
             continue
-        verdicts = matrix.get(row["mutant"], {}).get(row["profile"], {})
+        verdicts = matrix.get(row["mutant_id"], {}).get(row["profile"], {})
         killers = failing(verdicts) or ([row["killed_by"]] if row["killed_by"] and Status(row["status"]).caught
                                         else [])
         if base_run is not None:
-            then = base.get((row["mutant"], row["profile"]), "new")
+            then = base.get((row["mutant_id"], row["profile"]), "new")
         else:
-            key = (row["mutant"], row["profile"])
+            key = (row["mutant_id"], row["profile"])
             kept = [t for t in verdicts if t not in changed]
             then = (Status.KILLED.value if any(t not in changed for t in killers) or key in at_base.kills
                     else Status.SURVIVED.value if kept or key in at_base.executes else Status.NO_COVERAGE.value)
@@ -138,7 +138,7 @@ def review_lines(found: TestReview) -> list[str]:
     for m in found.newly_killed:
         r = m.row
         change = " ".join(f"{r['original']} -> {r['replacement']}".split())
-        lines.append(f"  newly killed: {r['file']}:{r['line']} {r['mutant']} {r['operator']} [{r['profile']}] "
+        lines.append(f"  newly killed: {r['file']}:{r['line']} {r['mutant_id']} {r['operator']} [{r['profile']}] "
                      f"({m.base} under the base): {change[:80]}")
         if m.verdicts:
             lines.append(f"    {tally(m.verdicts)}")

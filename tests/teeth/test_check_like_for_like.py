@@ -57,7 +57,7 @@ def test_a_new_function_has_no_base_and_is_not_drop_checked(project, teeth):
 
 
 def survivor(operator: str) -> dict:
-    return {"mutant": "abc123abc123", "file": "rows.py", "line": 3, "operator": operator, "status": "survived",
+    return {"mutant_id": "abc123abc123", "file": "rows.py", "line": 3, "operator": operator, "status": "survived",
             "profile": "cpu", "original": "start", "replacement": "0"}
 
 

@@ -11,6 +11,7 @@ import pytest
 from tests.helpers.cli import assert_one_line_error, teeth_in_process
 from teeth.cli_options import describe_run, resolve_run
 from teeth.preflight import choose_mutants
+from teeth.records import Run, RunKind, RunStatus
 from teeth.store import Store
 
 MUTANTS = ["a" * 12, "b" * 12, "c" * 12]
@@ -47,16 +48,16 @@ def store(tmp_path):
 
 
 def test_latest_is_the_latest_whole_teeth_run_and_a_check_run_is_read_when_named(store):
-    assert resolve_run(store, "latest")["id"] == 1
-    assert resolve_run(store, "latest", "rows")["id"] == 1
-    assert resolve_run(store, "2")["kind"] == "check"
+    assert resolve_run(store, "latest").id == 1
+    assert resolve_run(store, "latest", "rows").id == 1
+    assert resolve_run(store, "2").kind is RunKind.CHECK
 
 
 def test_the_run_is_described_in_one_line_with_its_kind_target_and_start():
-    assert describe_run({"id": 12, "kind": "run", "target": "batcher", "started_at": "2026-12-02T08:10:33+00:00",
-                         "status": "completed"}) == "run 12 (teeth run, batcher, 2026-12-02 08:10)"
-    assert describe_run({"id": 3, "kind": "check", "target": "rows", "started_at": "2026-12-02T09:00:00",
-                         "status": "interrupted"}) == "run 3 (teeth check, rows, 2026-12-02 09:00, interrupted)"
+    assert describe_run(Run(id=12, kind=RunKind.RUN, target="batcher", started_at="2026-12-02T08:10:33+00:00",
+                            status=RunStatus.COMPLETED)) == "run 12 (teeth run, batcher, 2026-12-02 08:10)"
+    assert describe_run(Run(id=3, kind=RunKind.CHECK, target="rows", started_at="2026-12-02T09:00:00",
+                            status=RunStatus.INTERRUPTED)) == "run 3 (teeth check, rows, 2026-12-02 09:00, interrupted)"
 
 
 def test_results_after_a_check_still_show_the_whole_runs_survivors_and_say_which_run(store, tmp_path):

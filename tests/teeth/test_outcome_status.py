@@ -76,9 +76,50 @@ def test_a_worker_failure_is_stored_as_an_error_with_its_reason(tmp_path):
     store.record_outcomes(run_id, [crashed.row("cpu")])
     store.close()
     with sqlite3.connect(tmp_path / "teeth.db") as conn:  # what is in the file, read by another connection
-        stored = conn.execute("select status, detail from outcomes where run_id = ? and mutant_id = 'm1'",
-                              [run_id]).fetchall()
+        stored = conn.execute("select status, failure, signal, detail from outcomes where run_id = ? and "
+                              "mutant_id = 'm1'", [run_id]).fetchall()
     conn.close()
-    assert stored == [("error", "signal 11: crashed with SIGSEGV")]
+    assert stored == [("error", "crashed", 11, "crashed with SIGSEGV")]  # the worker's fact apart from the words
     with pytest.raises(ValueError, match="is an error"):
         Outcome("m1", Status.KILLED, failure=WorkerFailure.LOST)
+
+
+def test_a_stored_outcome_reads_back_with_its_failure_and_signal(tmp_path):
+    """What an incremental run reuses is the outcome that was stored: the worker's failure and the signal included."""
+    store = Store(tmp_path / "teeth.db")
+    run_id = store.start_run("t", ["cpu"], [], {})
+    store.record_mutants([SimpleNamespace(id=m, target="t", file="f.py", line=1, end_line=1, function="f", op="f",
+                                          operator="o", original="a", replacement="b", diff="", skip=None,
+                                          path="/f.py") for m in ("m1", "m2")])
+    crashed = Outcome.failed("m1", WorkerFailure.CRASHED, "crashed with SIGABRT", signal=6, duration=1.5)
+    crash_kill = Outcome("m2", Status.KILLED, check="crash", signal=11, detail="crashed with SIGSEGV", duration=2.0)
+    store.record_outcomes(run_id, [crashed.row("cpu"), crash_kill.row("cpu")])
+    read = {r["mutant_id"]: Outcome.from_row(r) for r in store.db["outcomes"].rows}
+    assert read == {"m1": crashed, "m2": crash_kill}
+    assert read["m2"].shown_detail == "signal 11: crashed with SIGSEGV"  # what outputs show
+
+
+def test_every_survivor_list_holds_the_survived_and_the_no_coverage_mutants(tmp_path):
+    """One definition of a survivor (`Status.surviving`): the run report's table, the service's survivors, `--format
+    lines` and the SQL condition all list survived and no_coverage, and nothing caught or uncounted."""
+    from rich.console import Console
+
+    from teeth.core import SURVIVING, surviving_sql
+    from teeth.report.terminal import print_run_report
+    from teeth.serve.store import ServeStore
+
+    assert set(SURVIVING) == {Status.SURVIVED, Status.NO_COVERAGE}
+    store = ServeStore(tmp_path / "teeth.db")
+    run_id = store.start_run("t", ["cpu"], [], {})
+    store.record_mutants([SimpleNamespace(id=f"m-{s}", target="t", file="f.py", line=1, end_line=1, function="f",
+                                          op="f", operator="o", original="a", replacement="b", diff="", skip=None,
+                                          path="/f.py") for s in Status])
+    store.record_outcomes(run_id, [Outcome(f"m-{s}", s).row("cpu") for s in Status])
+    survivors = {f"m-{s.value}" for s in SURVIVING}
+    assert {r["mutant_id"] for r in store.survivors(run_id)} == survivors
+    assert {r["mutant_id"] for r in store.db.query(f"select mutant_id from outcomes o where {surviving_sql()}")} \
+        == survivors
+    console = Console(record=True, width=200)
+    print_run_report(console, store, run_id)
+    table = console.export_text().split("survivors: ")[1].split(f"run {run_id}:")[0]
+    assert {m for m in (f"m-{s.value}" for s in Status) if m in table} == survivors

@@ -79,7 +79,7 @@ def test_a_code_span_holds_any_text_whatever_its_backticks(source):
 
 
 def test_a_backtick_in_a_survivor_cannot_break_out_of_the_step_summary(tmp_path):
-    row = {"mutant": "abc123", "file": "rows.py", "line": 4, "operator": "whole_batch", "profile": "cpu",
+    row = {"mutant_id": "abc123", "file": "rows.py", "line": 4, "operator": "whole_batch", "profile": "cpu",
            "status": "survived", "original": "s = '`' + '<img src=x onerror=alert(1)>'", "replacement": "s"}
     verdict = SimpleNamespace(target="rows", results=[row], base_run=None, rate=0.0, base_rate=None,
                               policy=SimpleNamespace(fail_under=None), passed=False, failures=["x"],

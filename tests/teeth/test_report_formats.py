@@ -58,7 +58,7 @@ def test_github_format_without_step_summary_only_prints(project, teeth, monkeypa
 
 
 def test_annotation_text_is_escaped_as_workflow_commands_require(tmp_path):
-    row = {"mutant": "abc123", "file": "a:b,c.py", "line": 4, "operator": "whole_batch", "profile": "cpu",
+    row = {"mutant_id": "abc123", "file": "a:b,c.py", "line": 4, "operator": "whole_batch", "profile": "cpu",
            "status": "survived", "original": "x = '50%'", "replacement": "x"}
     verdict = SimpleNamespace(survivors=[row], required=lambda r: False)
     check = SimpleNamespace(verdict=verdict, target=SimpleNamespace(root=tmp_path),
@@ -248,7 +248,7 @@ def test_stryker_report_of_two_profiles_has_one_mutant_per_profile_and_no_covera
     (tmp_path / "k.py").write_text("def scale(x):\n    return x * 2\n")
 
     def row(profile, status, killed_by=None):
-        return {"mutant": "abc123", "file": "k.py", "line": 2, "function": "scale", "op": "scale",
+        return {"mutant_id": "abc123", "file": "k.py", "line": 2, "function": "scale", "op": "scale",
                 "operator": "generic.swap_op", "profile": profile, "status": status, "killed_by": killed_by,
                 "check": None, "duration": 0.5, "tests_run": 1 if killed_by else None, "detail": None,
                 "original": "x * 2", "replacement": "x / 2"}

@@ -27,9 +27,9 @@ def store(tmp_path):
 
 
 def test_latest_is_the_newest_whole_run_and_with_a_target_the_newest_of_that_target(store):
-    assert resolve_run(store, "latest")["id"] == 3
-    assert resolve_run(store, "latest", "cols")["id"] == 2
-    assert resolve_run(store, "2")["target"] == "cols"
+    assert resolve_run(store, "latest").id == 3
+    assert resolve_run(store, "latest", "cols").id == 2
+    assert resolve_run(store, "2").target == "cols"
 
 
 @pytest.mark.parametrize("args, fragment", [

@@ -65,7 +65,7 @@ def test_a_pushed_run_is_stored_with_its_mutants_outcomes_and_tests(server, two_
     assert server.stored() == (1, 24, 2)
     remote = ServeStore(server.db)
     assert remote.kill_rates(1, ("op", "profile", "operator")) == local.kill_rates(1, ("op", "profile", "operator"))
-    assert remote.run(1)["commit"] == "a" * 40 and remote.run(1)["started_at"] == local.run(1)["started_at"]
+    assert remote.run(1).commit == "a" * 40 and remote.run(1).started_at == local.run(1).started_at
 
 
 def test_a_pushed_run_keeps_its_notes(server, two_local_runs, tmp_path):
@@ -247,7 +247,7 @@ def test_history_gives_each_runs_commit_time_and_kill_rate_per_op_profile_and_op
         server.push(body)
     history = server.client.get("/api/targets/rows/history").json()
     assert [(r["run"], r["commit"]) for r in history["runs"]] == [(1, "a" * 40), (2, "b" * 40)]
-    assert history["runs"][0]["started_at"] == local.run(1)["started_at"]
+    assert history["runs"][0]["started_at"] == local.run(1).started_at
     cells = {(c["op"], c["profile"], c["operator"]): c for c in history["runs"][0]["kill_rates"]}
     assert len(cells) == 2 * 2 * 3  # ops x profiles x operators
     # run 1: mutants 0, 1, 2 survive in cpu; 0 and 2 are take_rows (zero_storage_offset, whole_batch)
@@ -262,7 +262,8 @@ def test_a_runs_survivors_are_its_surviving_mutants_with_diffs(server, two_local
     local, (first, _) = two_local_runs
     server.push(first)
     survivors = server.client.get("/api/runs/1/survivors").json()
-    assert sorted(s["mutant"] for s in survivors) == sorted(r["mutant"] for r in local.results(1, "survived"))
+    assert sorted(s["mutant_id"] for s in survivors) == sorted(r["mutant_id"] for r in local.results(1, "survived"))
+    assert all(s["mutant"] == s["mutant_id"] for s in survivors)  # the old key, kept for one release
     assert all(s["status"] == "survived" and s["diff"].startswith("--- a/rows.py") for s in survivors)
 
 

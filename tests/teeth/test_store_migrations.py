@@ -12,7 +12,7 @@ from teeth.errors import TeethError
 from teeth.store import SCHEMA_VERSION, Store
 from teeth.store_schema import MIGRATIONS, STEPS
 
-from tests.helpers.databases import version_1_database
+from tests.helpers.databases import VERSION_10_OUTCOMES, version_1_database, version_10_database
 
 # What teeth recorded before run columns existed: a filtered `teeth run`, a `teeth check`, a shard, chosen mutants.
 OLD_RUNS = {
@@ -87,7 +87,7 @@ def test_an_older_database_upgrades_to_the_schema_of_a_new_one_with_its_rows_kep
     assert applied(store.db) == STEPS  # the steps it had went through are recorded, the rest applied
     assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert [r["status"] for r in store.db["outcomes"].rows] == ["survived"]
-    assert [r["mutant"] for r in store.results(1)] == ["abc123"]
+    assert [r["mutant_id"] for r in store.results(1)] == ["abc123"]
 
 
 @pytest.mark.parametrize("version", [1, 6])
@@ -100,14 +100,14 @@ def test_the_run_columns_are_filled_from_the_options_of_old_runs(tmp_path, versi
                        3: ("check", None, None, None, None, None),
                        4: ("run", '["take"]', None, None, "1/2", None),
                        5: ("run", None, None, None, None, '["abc123"]')}
-    assert store.base_run("rows", "c0ffee")["id"] == 1  # the only whole, unfiltered `teeth run`
+    assert store.base_run("rows", "c0ffee").id == 1  # the only whole, unfiltered `teeth run`
 
 
 def test_a_reading_command_reads_an_older_database_upgraded_and_leaves_the_file_alone(tmp_path):
     path = old_database(tmp_path / "old.db", 6)
     before = path.read_bytes()
     store = Store(path, create=False)
-    assert store.base_run("rows", "c0ffee")["id"] == 1
+    assert store.base_run("rows", "c0ffee").id == 1
     assert store.kill_rate_history("rows")[0]["survived"] == 1
     store.close()
     assert path.read_bytes() == before
@@ -149,3 +149,23 @@ def test_the_steps_a_database_had_before_named_migrations_are_recorded_not_run_a
     adopted = "before named migrations (user_version 6)"
     assert [r.applied_at for r in records[:6]] == [adopted] * 6
     assert adopted not in {r.applied_at for r in records[6:]}
+
+
+def test_the_failure_and_signal_an_old_outcome_folded_into_its_detail_become_columns(tmp_path):
+    path = tmp_path / "old.db"
+    version_10_database(path)
+    store = Store(path)
+    stored = {r["mutant_id"]: (r["status"], r["failure"], r["signal"], r["detail"])
+              for r in store.db["outcomes"].rows}
+    assert stored == {
+        "crash_kill": ("killed", None, 11, "crashed with SIGSEGV"),
+        "crashed_child": ("error", "crashed", 6, "crashed with SIGABRT"),
+        "no_result": ("error", "no_result", None, "exited with code 3 without a result"),
+        "lost": ("error", "lost", None, "its Ray worker died 3 times running it: ActorDiedError"),
+        "no_evidence": ("error", "raised", None,
+                        "killed by t.py::test_a, which did not pass in the baseline: no evidence"),
+        "not_applied": ("error", None, None, "function take not found in rows.py"),  # nothing says it
+        "timeout": ("timeout", None, None, VERSION_10_OUTCOMES["timeout"][2]),
+        "told_a_signal": ("killed", None, None, "signal 11: a test's own message"),  # a test's words, not a crash
+    }
+    assert applied(store.db) == STEPS

@@ -16,11 +16,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from teeth.core import Check
+
 
 class OutOfBounds(IndexError):
     """An unmasked access outside every tensor of the kernel launch."""
 
-    teeth_check = "bounds"  # the check a mutant killed by it is recorded under
+    teeth_check = Check.BOUNDS  # the check a mutant killed by it is recorded under
 
 
 _ranges: list[tuple[int, int]] = []

@@ -1,7 +1,9 @@
 """The check vocabulary shared with the mutation engine, and the assertion a failing check raises."""
 from __future__ import annotations
 
-CHECKS = ("accuracy", "batch_invariance", "chunk_invariance", "determinism", "audit")
+from teeth.core import HARNESS_CHECKS
+
+CHECKS = tuple(check.value for check in HARNESS_CHECKS)  # the harness's checks, in the order it runs them
 
 
 class InvarianceFailure(AssertionError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator, positional
 from teeth.operators.kernel_terms import add_terms, join_terms, tl_call
 
@@ -53,7 +54,7 @@ class AtomicAccumulation(Operator):
         "Run the same inputs twice and compare bitwise (the program order shuffled, where the interpreter "
         "allows), or compare one sample's result at B=1 and inside a batch of N bitwise."
     )
-    kills = ("determinism", "batch_invariance")
+    kills = (Check.DETERMINISM, Check.BATCH_INVARIANCE)
     node_types = (cst.Call, cst.For)
 
     def mutate(self, node, ctx):

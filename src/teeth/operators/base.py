@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.context import Context
 
 
@@ -25,7 +26,7 @@ class Operator:
     summary: str = ""
     bug: str = ""  # a paragraph on the real bug this models
     killing_test: str = ""  # the shape of a test that kills its mutants (`teeth show` prints it for a survivor)
-    kills: tuple[str, ...] = ("behaviour",)  # the checks that must kill its mutants
+    kills: tuple[Check, ...] = (Check.BEHAVIOUR,)  # the checks that must kill its mutants
     node_types: tuple[type[cst.CSTNode], ...] = ()
     domain: bool = True  # a bug class of batched tensor code, as opposed to a generic mutation
     kernel_only: bool = False  # applies only inside @triton.jit kernels

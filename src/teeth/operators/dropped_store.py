@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator
 from teeth.operators.kernel_terms import tl_call
 
@@ -21,7 +22,7 @@ class DroppedStore(Operator):
         "Assert every output of the kernel, gradients with a nonzero expected value included, written into a "
         "buffer that does not already hold the answer (torch.full(..., nan) rather than zeros)."
     )
-    kills = ("accuracy",)
+    kills = (Check.ACCURACY,)
     kernel_only = True
     node_types = (cst.Expr,)
 

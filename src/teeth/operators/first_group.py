@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator, sizes, slices_no_rows
 from teeth.operators.groups import flow_of, group_first
 from teeth.operators.index_read import is_store
@@ -22,7 +23,7 @@ class FirstGroup(Operator):
         "A batch of at least two groups whose parameters (and inputs) differ, each group's output compared with "
         "that group run alone; the first group alone is not enough."
     )
-    kills = ("behaviour", "batch_invariance")
+    kills = (Check.BEHAVIOUR, Check.BATCH_INVARIANCE)
     node_types = (cst.Subscript,)
 
     def mutate(self, node, ctx):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import libcst as cst
+
+from teeth.core import Check
 from mutmut.mutation.mutators import mutation_operators
 
 from teeth.operators.base import Example, Operator
@@ -32,7 +34,7 @@ class GenericOperator(Operator):
     """One of mutmut's node operators, adapted to teeth's operator interface."""
 
     domain = False
-    kills = ("behaviour",)
+    kills = (Check.BEHAVIOUR,)
 
     def __init__(self, node_types: tuple[type[cst.CSTNode], ...], function):
         short = function.__name__.removeprefix("operator_")

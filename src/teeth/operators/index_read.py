@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator, method_call, positional, replace_arg, slices_no_rows, torch_call
 from teeth.operators.groups import flow_of, group_index, is_index
 
@@ -50,7 +51,7 @@ class IndexRead(Operator):
         "A batch of at least two groups with different rows (and different sizes), each group's output compared "
         "with the same computation run on that group's rows alone."
     )
-    kills = ("behaviour", "batch_invariance")
+    kills = (Check.BEHAVIOUR, Check.BATCH_INVARIANCE)
     node_types = (cst.Subscript, cst.Call)
 
     def mutate(self, node, ctx):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator, method_call, positional, replace_arg, torch_call
 from teeth.operators.groups import dict_store, flow_of, group_index
 from teeth.operators.index_read import index_elements, other_groups
@@ -40,7 +41,7 @@ class IndexWrite(Operator):
         "one group (or more than one index entry) adds to: assert every row equals its base plus exactly its own "
         "groups' contributions."
     )
-    kills = ("behaviour", "batch_invariance")
+    kills = (Check.BEHAVIOUR, Check.BATCH_INVARIANCE)
     node_types = (cst.AugAssign, cst.Assign, cst.Call)
     rules = (*Operator.rules, "dead_store")  # `+= -> pass` into a local nothing reads again
 

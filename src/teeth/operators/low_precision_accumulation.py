@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator, method_call, positional
 
 FP32 = ("float32",)
@@ -27,7 +28,7 @@ class LowPrecisionAccumulation(Operator):
         "bf16 inputs with a long reduction (a hidden size in the thousands), compared with an fp32 reference "
         "under a tolerance tighter than a bf16 accumulation's error, on a bf16 profile."
     )
-    kills = ("accuracy", "batch_invariance")
+    kills = (Check.ACCURACY, Check.BATCH_INVARIANCE)
     dtypes = ("bfloat16", "float16")
     node_types = (cst.Call,)
 

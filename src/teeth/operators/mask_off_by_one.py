@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator
 
 _SWAP = {cst.LessThan: cst.LessThanEqual, cst.LessThanEqual: cst.LessThan,
@@ -29,7 +30,7 @@ class MaskOffByOne(Operator):
         "A size that is not a multiple of the block (6 with BLOCK=4), every element compared, the last included; "
         "on an interpreter profile the bounds check fails any access past the tensor (check `bounds`)."
     )
-    kills = ("accuracy", "bounds")  # bounds: an interpreter profile's bounds check on every load and store
+    kills = (Check.ACCURACY, Check.BOUNDS)
     kernel_only = True
     node_types = (cst.ComparisonTarget,)
 

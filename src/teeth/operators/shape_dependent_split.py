@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator, positional
 
 
@@ -24,7 +25,7 @@ class ShapeDependentSplit(Operator):
         "Compute one sample alone (B=1) and inside batches large enough to change the split (B=N), and compare "
         "its result bitwise, not with allclose."
     )
-    kills = ("batch_invariance", "chunk_invariance")
+    kills = (Check.BATCH_INVARIANCE, Check.CHUNK_INVARIANCE)
     node_types = (cst.Call,)
 
     def mutate(self, node, ctx):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator
 from teeth.operators.kernel_terms import add_terms, is_pointer_chain, without_term
 
@@ -21,7 +22,7 @@ class WrongOffset(Operator):
         "More than one row (or sample) with different values in each, and every row's result checked, not only "
         "the first."
     )
-    kills = ("accuracy", "batch_invariance")
+    kills = (Check.ACCURACY, Check.BATCH_INVARIANCE)
     kernel_only = True
     node_types = (cst.BinaryOperation,)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import (Example, Operator, is_zero, method_call, positional, replace_arg, slices_no_rows,
                                   torch_call)
 from teeth.operators.pieces import split_pick
@@ -48,7 +49,7 @@ class WrongSliceStart(Operator):
         "exactly its own rows [start, start+size), the second and later groups included; where a layer flattens "
         "tokens into the leading dim, a sequence length above 1."
     )
-    kills = ("behaviour", "batch_invariance")
+    kills = (Check.BEHAVIOUR, Check.BATCH_INVARIANCE)
     node_types = (cst.Call, cst.Subscript)
 
     def mutate(self, node, ctx):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.core import Check
 from teeth.operators.base import Example, Operator, method_call
 
 
@@ -20,7 +21,7 @@ class ZeroStorageOffset(Operator):
         "Two or more groups of rows with different inputs, one of them not starting at row 0, each asserted "
         "against its own rows (its output, or its gradient read through the rebuilt view)."
     )
-    kills = ("behaviour", "batch_invariance")
+    kills = (Check.BEHAVIOUR, Check.BATCH_INVARIANCE)
     node_types = (cst.Call,)
 
     def mutate(self, node, ctx):

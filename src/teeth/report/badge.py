@@ -45,8 +45,8 @@ def endpoint(rate: float | None) -> str:
 def run_rate(store: Store, run: dict, shown_as: str) -> float | None:
     """The kill rate of a run (`teeth badge`: the target's latest whole `teeth run`, the run `teeth results` lists);
     a one-line error, naming the run as `shown_as`, when it recorded no outcome."""
-    counts = store.outcome_counts(run["id"])
+    counts = store.outcome_counts(run.id)
     if not any(counts.values()):
         raise TeethError(f"{shown_as} recorded no outcome: no kill rate to show (`teeth results --target "
-                         f"{run['target']}` lists the same run)")
+                         f"{run.target}` lists the same run)")
     return kill_rate(counts)

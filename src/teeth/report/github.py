@@ -36,8 +36,8 @@ def annotations(checks) -> list[str]:
             kind = "required bug class" if gating else "not gating"
             title = f"teeth: {row['operator']} mutant {row['status']} ({kind})"
             change = " ".join(f"{row['original']} -> {row['replacement']}".split())
-            message = (f"mutant {row['mutant']} ({row['operator']}, profile {row['profile']}) {row['status']}: "
-                       f"{change}\nno test caught it; see: teeth show {row['mutant']}")
+            message = (f"mutant {row['mutant_id']} ({row['operator']}, profile {row['profile']}) {row['status']}: "
+                       f"{change}\nno test caught it; see: teeth show {row['mutant_id']}")
             lines.append(f"::{'error' if gating else 'warning'} file={_escape_property(_repo_path(check, row))},line={row['line']},"
                          f"title={_escape_property(title)}::{_escape_data(message)}")
     return lines
@@ -61,7 +61,7 @@ def summary_markdown(checks, passed: bool) -> str:
            "|---|---:|---:|---:|---:|---:|---:|---|"]
     for check in checks:
         v = check.verdict
-        base = f"{_pct(v.base_rate)} (run {v.base_run['id']})" if v.base_run else "none recorded"
+        base = f"{_pct(v.base_rate)} (run {v.base_run.id})" if v.base_run else "none recorded"
         out.append(f"| {v.target} | {len(v.results)} | {check.executed} | {check.reused} | {_pct(v.rate)} | "
                    f"{_pct(v.policy.fail_under)} | {base} | {'pass' if v.passed else 'FAIL: ' + '; '.join(v.failures)} |")
     survivors = [(c, r) for c in checks for r in c.verdict.survivors]
@@ -72,7 +72,7 @@ def summary_markdown(checks, passed: bool) -> str:
             change = " ".join(f"{row['original']} -> {row['replacement']}".split())
             mark = " (required)" if check.verdict.required(row) else ""
             where = f"{_repo_path(check, row)}:{row['line']}"
-            out.append(f"| {code_span(row['mutant'])} | {code_span(where)} | {row['operator']}{mark} | "
+            out.append(f"| {code_span(row['mutant_id'])} | {code_span(where)} | {row['operator']}{mark} | "
                        f"{code_span(row['profile'])} | {row['status']} | {code_span(change[:120])} |")
     notes = [n for c in checks for n in c.verdict.notes]
     out += ["", *(f"- {n}" for n in notes)] if notes else []

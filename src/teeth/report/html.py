@@ -3,7 +3,6 @@ rendered from the Jinja2 templates in templates/."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -45,11 +44,11 @@ def write_html_report(store: Store, run_id: int, out_dir: str | Path, root: Path
 
 def index_page(store: Store, run: dict, rows: list[dict], pages: dict[str, str]) -> str:
     """index.html (templates/index.html): the run, the matrix, the history, the survivors and the files."""
-    history = load_history(store, run["target"], until_run=run["id"])
+    history = load_history(store, run.target, until_run=run.id)
     counts = Counter(r["status"] for r in rows)
     return render(
-        "index.html", run=run, overall=kill_rate(counts), profiles=json.loads(run["profiles"] or "[]"),
-        commit=(run["commit"] or "no git")[:12] + (" (dirty)" if run["dirty"] else ""),
+        "index.html", run=run, overall=kill_rate(counts), profiles=list(run.profiles),
+        commit=(run.commit or "no git")[:12] + (" (dirty)" if run.dirty else ""),
         totals=", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items())) or "no outcomes",
         matrix=matrix(rows, history, pages), history=history_rows(history),
         mutant_sections=mutant_sections(rows, pages), files=file_rows(rows, pages), version=_teeth_version(),
@@ -130,7 +129,7 @@ def file_rows(rows: list[dict], pages: dict[str, str]) -> list[dict]:
         here = by_file[file]
         statuses = Counter(r["status"] for r in here)
         other = sum(n for s, n in statuses.items() if not Status(s).counts)
-        table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant"] for r in here}),
+        table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant_id"] for r in here}),
                       "survived": statuses[Status.SURVIVED], "no_coverage": statuses[Status.NO_COVERAGE],
                       "other": other})
     return table

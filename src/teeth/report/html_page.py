@@ -51,5 +51,5 @@ def group_mutants(rows: list[dict], statuses: tuple[str, ...]) -> list[tuple[dic
     found: dict[tuple[str, str], tuple[dict, list[str]]] = {}
     for row in rows:
         if row["status"] in statuses:
-            found.setdefault((row["mutant"], row["status"]), (row, []))[1].append(row["profile"])
+            found.setdefault((row["mutant_id"], row["status"]), (row, []))[1].append(row["profile"])
     return list(found.values())

@@ -9,6 +9,7 @@ from pathlib import Path
 from teeth import sources
 from teeth.core import CAUGHT, COUNTED, SURVIVING, Status
 from teeth.errors import TeethError
+from teeth.records import Run
 from teeth.report.highlight import highlight_lines
 from teeth.report.html_page import group_mutants, render
 
@@ -34,7 +35,7 @@ def stale_mutants(rows: list[dict], lines: list[str]) -> int:
         first = (row["original"] or "").strip().splitlines()[:1]
         line = lines[row["line"] - 1] if 0 < row["line"] <= len(lines) else None
         if line is None or (first and first[0].strip() not in line):
-            stale.add(row["mutant"])
+            stale.add(row["mutant_id"])
     return len(stale)
 
 
@@ -61,11 +62,11 @@ def badges(statuses: Counter) -> list[dict]:
 
 def badge_tip(rows: list[dict]) -> str:
     """The hover text of a line's badges: each of its mutants' outcomes, and the test that killed it."""
-    return "\n".join(f"{r['mutant']} {r['operator']} [{r['profile']}]: {r['status']}"
+    return "\n".join(f"{r['mutant_id']} {r['operator']} [{r['profile']}]: {r['status']}"
                      + (f" by {r['killed_by']}" if r["killed_by"] else "") for r in rows)
 
 
-def source_page(file: str, rows: list[dict], run: dict, lines: list[str] | None) -> str:
+def source_page(file: str, rows: list[dict], run: Run, lines: list[str] | None) -> str:
     """The page for one file; `rows` are this file's outcome rows in the run, `lines` its current source."""
     by_line: dict[int, list[dict]] = defaultdict(list)
     for row in rows:
@@ -83,7 +84,7 @@ def source_page(file: str, rows: list[dict], run: dict, lines: list[str] | None)
                       "cards": group_mutants(here, DETAILED)})
     return render("file.html", file=file, run=run, lines=shown, unreadable=unreadable,
                   stale=0 if unreadable else stale_mutants(rows, lines),
-                  mutants=len({r["mutant"] for r in rows}),
+                  mutants=len({r["mutant_id"] for r in rows}),
                   summary=", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items())))
 
 

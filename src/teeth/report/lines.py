@@ -34,9 +34,9 @@ def survivor_lines(results: list[dict], root: Path, statuses: tuple[str, ...] = 
     sources: dict[Path, str] = {}
     lines, seen = [], set()
     for row in results:
-        if row["status"] not in statuses or (row["mutant"], row["status"]) in seen:
+        if row["status"] not in statuses or (row["mutant_id"], row["status"]) in seen:
             continue
-        seen.add((row["mutant"], row["status"]))
+        seen.add((row["mutant_id"], row["status"]))
         path = located(root, row["file"])
         if path not in sources:
             try:
@@ -46,5 +46,5 @@ def survivor_lines(results: list[dict], root: Path, statuses: tuple[str, ...] = 
         (line, column), _ = span(sources[path], row["line"], row["original"])
         why = f" ({row['why']})" if row.get("why") else ""
         lines.append(f"{shown_path(root, row['file'])}:{line}:{column}: {row['status']}{why} {row['operator']}: "
-                     f"{change_text(row)} (mutant {row['mutant']})")
+                     f"{change_text(row)} (mutant {row['mutant_id']})")
     return lines

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teeth import DISTRIBUTION
-from teeth.core import Status
+from teeth.core import Status, shown_detail
 from teeth.errors import TeethError
 from teeth.sources import located, read_source, span
 from teeth.store import Store
@@ -89,7 +89,7 @@ class _Coverage:
 def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool, matrix: dict | None = None) -> dict:
     """`matrix`: the mutant's full matrix under its profile (test -> {check}), when the run recorded one."""
     mutant = {
-        "id": f"{row['mutant']}@{row['profile']}" if many_profiles else row["mutant"],
+        "id": f"{row['mutant_id']}@{row['profile']}" if many_profiles else row["mutant_id"],
         "mutatorName": row["operator"],
         "replacement": row["replacement"],
         "location": _location(source, row["line"], row["original"]),
@@ -111,7 +111,7 @@ def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool, ma
             mutant["killedBy"] = killers
     elif row["killed_by"]:
         mutant["killedBy"] = [row["killed_by"]]
-    reason = row["detail"] or (f"check: {row['check']}" if row["check"] else None)
+    reason = shown_detail(row["detail"], row.get("signal")) or (f"check: {row['check']}" if row["check"] else None)
     if row.get("why"):  # why it survived, then what was seen
         reason = f"{row['why']}: {reason}" if reason else row["why"]
     if reason:
@@ -154,7 +154,7 @@ def report(parts: list[RunPart], thresholds: tuple[int, int] = (80, 60)) -> dict
                 sources[path] = _read(path) or ""
             name = _name(path, part.relative_to or part.root, row["file"])
             entry = files.setdefault(name, {"language": "python", "source": sources[path], "mutants": []})
-            matrix = (part.matrix or {}).get(row["mutant"], {}).get(row["profile"])
+            matrix = (part.matrix or {}).get(row["mutant_id"], {}).get(row["profile"])
             entry["mutants"].append(_mutant(row, sources[path], coverage, many_profiles, matrix))
     fail_under = [p.fail_under for p in parts if p.fail_under is not None]
     high, low = thresholds

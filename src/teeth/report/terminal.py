@@ -53,17 +53,22 @@ def kill_rate_table(store: Store, run_id: int) -> Table:
 
 
 def survivors_table(results: list[dict], limit: int = 50) -> Table:
-    table = Table(title="survivors: mutants no test killed")
+    table = Table(title="survivors: mutants no test killed (survived, or no_coverage: no test ran them)")
     for column in ("mutant", "where", "operator", "profile", "why", "change"):
         table.add_column(column, overflow="fold")
     for row in results[:limit]:
         change = f"{' '.join(row['original'].split())} -> {' '.join(row['replacement'].split())}"
-        table.add_row(Text(row["mutant"]), Text(f"{row['file']}:{row['line']}"), Text(row["operator"]),
-                      Text(row["profile"]), Text(row.get("why") or ""),
+        table.add_row(Text(row["mutant_id"]), Text(f"{row['file']}:{row['line']}"), Text(row["operator"]),
+                      Text(row["profile"]), Text(row.get("why") or _unless_survived(row["status"])),
                       Text(change if len(change) < 90 else change[:89] + "…"))
     if len(results) > limit:
         table.caption = f"{len(results) - limit} more: teeth results --status survived"
     return table
+
+
+def _unless_survived(status: str) -> str:
+    """A survivor without a why: no_coverage says why itself."""
+    return "" if status == Status.SURVIVED else status
 
 
 def totals_line(results: list[dict]) -> str:
@@ -92,7 +97,7 @@ def results_table(results: list[dict]) -> Table:
         table.add_column(column, overflow="fold")
     for row in results:
         table.add_row(*(Text(str(cell)) for cell in (
-            row["mutant"], f"{row['file']}:{row['line']}", row["op"], row["operator"], row["profile"],
+            row["mutant_id"], f"{row['file']}:{row['line']}", row["op"], row["operator"], row["profile"],
             row["status"], row["killed_by"] or "", row["check"] or "", row.get("why") or "")))
     return table
 
@@ -100,7 +105,7 @@ def results_table(results: list[dict]) -> Table:
 def print_run_report(console: Console, store: Store, run_id: int) -> None:
     results = store.results(run_id)
     console.print(kill_rate_table(store, run_id))
-    survivors = [r for r in results if r["status"] == Status.SURVIVED]
+    survivors = [r for r in results if Status(r["status"]).surviving]
     if survivors:
         console.print(survivors_table(survivors))
     console.print(f"run {run_id}: {totals_line(results)}")

@@ -99,13 +99,14 @@ def history(store, name):
 @reader
 def run(store, run_id):
     """GET /api/runs/ID: a run's metadata and its kill rate per op x profile."""
-    return {"run": store.find_run(run_id), "kill_rates": store.kill_rates(run_id)}
+    return {"run": store.find_run(run_id).to_json(), "kill_rates": store.kill_rates(run_id)}
 
 
 @reader
 def survivors(store, run_id):
-    """GET /api/runs/ID/survivors: the run's surviving mutants with their diffs."""
-    return store.survivors(run_id)
+    """GET /api/runs/ID/survivors: the run's surviving mutants with their diffs (`mutant`: the old key of
+    `mutant_id`, kept until teeth 0.2.0)."""
+    return [{**row, "mutant": row["mutant_id"]} for row in store.survivors(run_id)]
 
 
 @reader

@@ -88,7 +88,7 @@ def push_command(url, token, db, run_ref):
         raise TeethError("--token must be printable ASCII without spaces (a token from `teeth serve token create`); "
                          "nothing was sent")
     store = ServeStore(db_path(db), create=False)
-    reply = push_run(url, token, store, resolve_run(store, run_ref)["id"])
+    reply = push_run(url, token, store, resolve_run(store, run_ref).id)
     verb = "stored as" if reply.get("stored") else "already stored as"
     click.echo(f"run {reply['local_run']} of {reply.get('target')} {verb} run {reply.get('run')} on {url} "
                f"({reply.get('mutants')} mutants, {reply.get('outcomes')} outcomes)")

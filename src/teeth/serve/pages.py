@@ -71,7 +71,7 @@ def run(store, run_id):
     matrix = {(r["op"], r["profile"]): r for r in rates}
     survivors: dict[str, dict] = {}
     for s in store.survivors(run_id):
-        survivors.setdefault(s["mutant"], {**s, "profiles": []})["profiles"].append(s["profile"])
+        survivors.setdefault(s["mutant_id"], {**s, "profiles": []})["profiles"].append(s["profile"])
     return "run.html", {"run": row, "ops": ops, "profiles": profiles, "matrix": matrix,
                         "survivors": list(survivors.values())}
 

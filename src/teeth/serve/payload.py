@@ -10,7 +10,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from teeth.core import STATUSES
+from teeth.core import STATUSES, WorkerFailure
 from teeth.store import SCHEMA_VERSION
 
 Status = Literal[STATUSES]  # type: ignore[valid-type]
@@ -77,6 +77,8 @@ class PushedOutcome(_Strict):
     tests_run: Optional[Count] = None
     test_seconds: Optional[Seconds] = None
     detail: Optional[str] = None
+    signal: Optional[Annotated[int, Field(ge=1, le=255)]] = None  # the signal the mutant's child died of
+    failure: Optional[Literal[tuple(f.value for f in WorkerFailure)]] = None  # type: ignore[valid-type]
     cache_key: Optional[str] = None
 
 

@@ -7,9 +7,11 @@ import threading
 
 from sqlite_utils.migrations import Migrations
 
-from teeth.core import COUNTED, Status, counts_sql, kill_rate
+from teeth.core import COUNTED, Status, counts_sql, kill_rate, surviving_sql
 from teeth.errors import TeethError
-from teeth.serve.payload import PushedMutant, PushedOutcome, PushedRun, PushedTest, check_target_name
+from teeth.records import Run
+from teeth.serve.payload import (PushedMutant, PushedOutcome, PushedRun, PushedRunMeta, PushedTest,
+                                 check_target_name)
 from teeth.serve.tokens import Token, new_token, same_digest, token_digest
 from teeth.store import SCHEMA_VERSION, Store, now
 from teeth.store_opening import write_transaction
@@ -119,12 +121,10 @@ class ServeStore(Store):
 
     def export_run(self, run_id: int) -> dict:
         """A local run as the JSON body `teeth push` sends (reused_from is local to this file: not sent)."""
-        row = self.run(run_id)
-        meta = {k: row[k] for k in ("target", "started_at", "finished_at", "status", "commit", "dirty")}
-        for column, empty in (("profiles", []), ("operators", []), ("versions", {}), ("timings", None),
-                              ("totals", None), ("options", {})):
-            meta[column] = json.loads(row[column]) if row[column] else empty
-        meta["notes"] = json.loads(row.get("notes") or "[]")  # what the run found about the suite (an audit's lines)
+        run = self.run(run_id).to_json()
+        meta = {k: run[k] for k in PushedRunMeta.model_fields}
+        meta["dirty"] = None if run["dirty"] is None else int(run["dirty"])
+        meta["notes"] = list(run.get("notes") or [])  # what the run found about the suite (an audit's lines)
         mutant_rows, outcome_rows, test_rows = self.run_rows(run_id)
         outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields} for o in outcome_rows]
         if not outcomes:
@@ -166,7 +166,7 @@ class ServeStore(Store):
             run["kill_rates"].append(cell | {"kill_rate": kill_rate(cell)})
         return list(runs.values())
 
-    def find_run(self, run_id: int) -> dict:
+    def find_run(self, run_id: int) -> Run:
         try:
             return self.run(run_id)
         except TeethError:
@@ -176,11 +176,11 @@ class ServeStore(Store):
         """A run's surviving mutants, one row per (mutant, profile), with their diffs."""
         self.find_run(run_id)
         return [dict(r) for r in self.db.query(
-            """select m.id as mutant, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
+            f"""select m.id as mutant_id, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
                       m.replacement, m.diff, o.profile, o.status, o.detail
                from outcomes o join runs r on r.id = o.run_id
-               join mutants m on m.id = o.mutant_id and m.target = r.target where o.run_id = ? and o.status = ?
-               order by m.file, m.line, m.id, o.profile""", [run_id, Status.SURVIVED])]
+               join mutants m on m.id = o.mutant_id and m.target = r.target where o.run_id = ? and {surviving_sql()}
+               order by m.file, m.line, m.id, o.profile""", [run_id])]
 
     def mutant_history(self, mutant_id: str, target: str | None = None) -> dict:
         """A mutant (exact id; of `target`, needed when several targets hold the id) and its outcome in every run of

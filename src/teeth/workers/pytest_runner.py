@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 from _pytest.runner import runtestprotocol
 
-from teeth.core import Infection, MutantScenario, Outcome, Status, WorkerFailure
+from teeth.core import Check, Infection, MutantScenario, Outcome, Status, WorkerFailure
 from teeth.coverage_map import measure
 from teeth.shadowing import shadowing
 from teeth.workers import interpreter
@@ -35,7 +35,7 @@ def _failure(item, reports) -> dict | None:
     for report in reports:
         if report.failed:
             marker = item.get_closest_marker("check")
-            check = getattr(report, "teeth_check", None) or (marker.args[0] if marker and marker.args else "behaviour")
+            check = getattr(report, "teeth_check", None) or (marker.args[0] if marker and marker.args else Check.BEHAVIOUR)
             failure = {"test": item.nodeid, "check": check, "detail": _reason(report)[:300]}
             denied = getattr(report, "teeth_denied", None)
             return {**failure, "denied": denied} if denied else failure

@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from teeth.core import Baseline, Infection, MutantScenario, Outcome, Scenario, Status, WorkerFailure
+from teeth.core import Baseline, Check, Infection, MutantScenario, Outcome, Scenario, Status, WorkerFailure
 from teeth.workers.apply import MutantNotApplied
 from teeth.workers.protocol import BaselineDone, Fatal, Message, Quit, Running, decode, frame, unframe
 
@@ -255,7 +255,7 @@ class Supervisor:
         if os.WIFSIGNALED(status) and not isinstance(child.scenario, Baseline):
             # The baseline ran without crashing: the mutant's tests crashed the process (a kill, check `crash`).
             sig = os.WTERMSIG(status)
-            return Outcome(ident, Status.KILLED, check="crash", signal=sig, duration=duration,
+            return Outcome(ident, Status.KILLED, check=Check.CRASH, signal=sig, duration=duration,
                            detail=f"crashed with {signal.Signals(sig).name}",
                            killed_by=running.test if running else None,  # the test that crashed it
                            tests_run=running.tests_run if running else None)

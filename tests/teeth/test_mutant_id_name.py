@@ -1,0 +1,34 @@
+"""The mutant id is `mutant_id` in every query and JSON output; the old JSON key `mutant` is still written for one
+release (until teeth 0.2.0), equal to it."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from teeth.core import Outcome, Status
+from teeth.report.json import results_json
+from teeth.serve.store import ServeStore
+
+
+def stored_run(tmp_path):
+    store = ServeStore(tmp_path / "teeth.db")
+    run_id = store.start_run("t", ["cpu"], [], {})
+    store.record_mutants([SimpleNamespace(id=m, target="t", file="f.py", line=1, end_line=1, function="f", op="f",
+                                          operator="o", original="a", replacement="b", diff="", skip=None,
+                                          path="/f.py") for m in ("m1", "m2")])
+    store.record_outcomes(run_id, [Outcome("m1", Status.SURVIVED).row("cpu"), Outcome("m2", Status.KILLED).row("cpu")])
+    return store, run_id
+
+
+def test_every_query_of_a_runs_mutants_names_the_id_mutant_id(tmp_path):
+    store, run_id = stored_run(tmp_path)
+    for rows in (store.results(run_id), store.report_rows(run_id), store.survivors(run_id)):
+        assert rows and all("mutant_id" in row and "mutant" not in row for row in rows)
+    assert {r["mutant_id"] for r in store.results(run_id)} == {"m1", "m2"}
+
+
+def test_results_as_json_carry_mutant_id_and_the_old_key_for_one_release(tmp_path):
+    store, run_id = stored_run(tmp_path)
+    shown = json.loads(results_json(store.results(run_id)))
+    assert [(r["mutant_id"], r["mutant"]) for r in shown] == [("m1", "m1"), ("m2", "m2")]
