@@ -111,3 +111,12 @@ def test_a_readme_without_an_operator_row_or_a_command_line_fails_the_checks():
     assert command_mismatch(without_badge) == ({("badge",)}, set())
     with_stranger = README.replace("teeth operators ", "teeth operator ")
     assert command_mismatch(with_stranger) == ({("operators",)}, {"teeth operator"})
+
+
+def test_ci_runs_the_readmes_test_command_after_building_a_fresh_environment():
+    """The README's second line (`bash scripts/setup.sh && python -m pytest ...`) is what .ci/run runs, in a virtual
+    environment it has just made: a newcomer's command, not one CI's machine happens to pass."""
+    command = next(line.split("#")[0].strip() for line in README.splitlines() if "python -m pytest" in line)
+    ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text().splitlines()
+    assert command in ci
+    assert any(line.startswith("python3 -m venv ") for line in ci[:ci.index(command)])

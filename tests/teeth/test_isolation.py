@@ -130,13 +130,14 @@ def test_with_the_sandbox_off_the_run_says_so(project, tmp_path, hostile):
 @pytest.mark.parametrize("fixture", ["forks_helper", "helper_never_exits"])
 def test_a_helper_outliving_its_test_changes_no_status_and_is_stopped(project, hostile, teeth, fixture):
     root = project(fixture)
-    started = time.monotonic()
-    done = hostile.run("run", "--target", "ranges", "--jobs", "2", cwd=root, timeout=120)
+    # Helpers that outlive the run's deadline: a run that waited for one (its descriptors, its exit) would still be
+    # running when `hostile.run` gives up, however loaded the machine; one that does not, ends long before.
+    done = hostile.run("run", "--target", "ranges", "--jobs", "2", cwd=root, timeout=300,
+                       FIXTURE_HELPER_SECONDS="3600")
     assert done.returncode == 0, done.stderr
     statuses = changes(hostile.db)
     assert "timeout" not in statuses.values(), statuses  # a result is taken when the mutant exits
     assert "survived" in statuses.values() and "killed" in statuses.values(), statuses  # the weak test stays weak
-    assert time.monotonic() - started < 60
     assert none_left(hostile.token)
 
 
@@ -150,13 +151,11 @@ def test_stray_writes_to_descriptors_reach_no_protocol(project, hostile, teeth):
 
 
 def test_a_hanging_baseline_is_stopped_at_its_deadline(project, hostile):
-    root = project("baseline_hangs")
-    started = time.monotonic()
-    done = hostile.run("run", "--target", "late", cwd=root, timeout=90)
+    root = project("baseline_hangs")  # its test never ends: only the 15 s deadline stops the run, loaded or not
+    done = hostile.run("run", "--target", "late", cwd=root, timeout=300)
     assert done.returncode == 3, done.stderr
     lines = done.stderr.strip().splitlines()
-    assert "did not finish within 3 s" in lines[-1] and "Traceback" not in done.stderr
-    assert time.monotonic() - started < 60
+    assert "did not finish within 15 s" in lines[-1] and "Traceback" not in done.stderr
     assert none_left(hostile.token)
 
 
