@@ -75,7 +75,7 @@ def test_a_pushed_run_keeps_its_notes(server, two_local_runs, tmp_path):
         db.execute("update runs set notes = json_array(?) where id = 1", [audit])
     answer = server.push(local.export_run(1))
     assert answer.status_code == 201, answer.text
-    assert json.loads(ServeStore(server.db).run(answer.json()["run"])["notes"]) == [audit]
+    assert list(ServeStore(server.db).run(answer.json()["run"]).notes) == [audit]
 
 
 def test_pushing_the_same_run_twice_stores_it_once(server, two_local_runs):
