@@ -4,19 +4,17 @@ release (until teeth 0.2.0), equal to it."""
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 from teeth.core import Outcome, Status
 from teeth.report.json import results_json
 from teeth.serve.store import ServeStore
+from tests.helpers.mutants import mutant_record
 
 
 def stored_run(tmp_path):
     store = ServeStore(tmp_path / "teeth.db")
     run_id = store.start_run("t", ["cpu"], [], {})
-    store.record_mutants([SimpleNamespace(id=m, target="t", file="f.py", line=1, end_line=1, function="f", op="f",
-                                          operator="o", original="a", replacement="b", diff="", skip=None,
-                                          path="/f.py") for m in ("m1", "m2")])
+    store.record_mutants([mutant_record(m) for m in ("m1", "m2")])
     store.record_outcomes(run_id, [Outcome("m1", Status.SURVIVED).row("cpu"), Outcome("m2", Status.KILLED).row("cpu")])
     return store, run_id
 

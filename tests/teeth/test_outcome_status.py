@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from types import SimpleNamespace
 
 import pytest
 
 from teeth.core import Outcome, Status, Tally, WorkerFailure, counts_sql, kill_rate, kill_rate_sql
 from teeth.store import Store
+from tests.helpers.mutants import mutant_record
 
 # Per op: outcomes per status. The README: kill rate = (killed + timeout) / (killed + timeout + survived + no_coverage).
 GROUPS = {
@@ -47,9 +47,7 @@ def test_the_sql_kill_rate_matches_the_python_one_on_a_real_database(tmp_path):
         for status, n in counts.items():
             for i in range(n):
                 mutant_id = f"{op}-{status}-{i}"
-                mutants.append(SimpleNamespace(id=mutant_id, target="t", file="f.py", line=1, end_line=1,
-                                               function="f", op=op, operator="o", original="a", replacement="b",
-                                               diff="", skip=None, path="/f.py"))
+                mutants.append(mutant_record(mutant_id, op))
                 outcomes.append(Outcome(mutant_id, Status(status)).row("cpu"))
     store.record_mutants(mutants)
     store.record_outcomes(run_id, outcomes)
@@ -70,9 +68,7 @@ def test_a_worker_failure_is_stored_as_an_error_with_its_reason(tmp_path):
     assert crashed.failure is WorkerFailure.CRASHED
     store = Store(tmp_path / "teeth.db")
     run_id = store.start_run("t", ["cpu"], [], {})
-    store.record_mutants([SimpleNamespace(id="m1", target="t", file="f.py", line=1, end_line=1, function="f", op="f",
-                                          operator="o", original="a", replacement="b", diff="", skip=None,
-                                          path="/f.py")])
+    store.record_mutants([mutant_record("m1")])
     store.record_outcomes(run_id, [crashed.row("cpu")])
     store.close()
     with sqlite3.connect(tmp_path / "teeth.db") as conn:  # what is in the file, read by another connection
@@ -88,9 +84,7 @@ def test_a_stored_outcome_reads_back_with_its_failure_and_signal(tmp_path):
     """What an incremental run reuses is the outcome that was stored: the worker's failure and the signal included."""
     store = Store(tmp_path / "teeth.db")
     run_id = store.start_run("t", ["cpu"], [], {})
-    store.record_mutants([SimpleNamespace(id=m, target="t", file="f.py", line=1, end_line=1, function="f", op="f",
-                                          operator="o", original="a", replacement="b", diff="", skip=None,
-                                          path="/f.py") for m in ("m1", "m2")])
+    store.record_mutants([mutant_record(m) for m in ("m1", "m2")])
     crashed = Outcome.failed("m1", WorkerFailure.CRASHED, "crashed with SIGABRT", signal=6, duration=1.5)
     crash_kill = Outcome("m2", Status.KILLED, check="crash", signal=11, detail="crashed with SIGSEGV", duration=2.0)
     store.record_outcomes(run_id, [crashed.row("cpu"), crash_kill.row("cpu")])
@@ -111,9 +105,7 @@ def test_every_survivor_list_holds_the_survived_and_the_no_coverage_mutants(tmp_
     assert set(SURVIVING) == {Status.SURVIVED, Status.NO_COVERAGE}
     store = ServeStore(tmp_path / "teeth.db")
     run_id = store.start_run("t", ["cpu"], [], {})
-    store.record_mutants([SimpleNamespace(id=f"m-{s}", target="t", file="f.py", line=1, end_line=1, function="f",
-                                          op="f", operator="o", original="a", replacement="b", diff="", skip=None,
-                                          path="/f.py") for s in Status])
+    store.record_mutants([mutant_record(f"m-{s}") for s in Status])
     store.record_outcomes(run_id, [Outcome(f"m-{s}", s).row("cpu") for s in Status])
     survivors = {f"m-{s.value}" for s in SURVIVING}
     assert {r["mutant_id"] for r in store.survivors(run_id)} == survivors
