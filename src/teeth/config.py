@@ -277,8 +277,9 @@ def _files(name: str, root: Path, patterns: list[str], modules: list[str], outsi
     for module in modules:
         try:
             spec = importlib.util.find_spec(module)
-        except (ImportError, ValueError):
-            spec = None
+        except (ImportError, ValueError) as exc:  # a parent package is imported first, and its import can fail
+            raise ConfigError(f"target {name!r}: module {module!r} cannot be found: importing its package failed: "
+                              f"{type(exc).__name__}: {exc}") from None
         if spec is None or not spec.origin or not spec.origin.endswith(".py"):
             raise ConfigError(f"target {name!r}: module {module!r} is not an importable Python source module")
         found.append(Path(spec.origin).resolve())

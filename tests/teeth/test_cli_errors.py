@@ -142,3 +142,17 @@ def test_a_file_outside_the_targets_root_is_refused_unless_the_config_allows_it(
     _files(weak_suite.root, "rows.py", "../other/calc.py", extra="\nfiles_outside_root = true")
     # allowed: the config is read and the files discovered; only the unknown op is refused now
     assert_one_line_error(weak_suite("run", "--target", "rows", "--op", "nope"), "unknown op 'nope'")
+
+
+def test_a_target_module_whose_package_fails_to_import_names_the_import_error(weak_suite, tmp_path, monkeypatch):
+    """`modules = ["pkg.sub"]` imports `pkg` to find `sub`: when that import fails (a dependency missing), the one
+    line says so, with the error, instead of calling the module not importable."""
+    site = tmp_path / "site"
+    (site / "teeth_broken_pkg").mkdir(parents=True)
+    (site / "teeth_broken_pkg" / "__init__.py").write_text("import teeth_no_such_dependency\n")
+    (site / "teeth_broken_pkg" / "sub.py").write_text("def double(x):\n    return x * 2\n")
+    monkeypatch.syspath_prepend(str(site))
+    (weak_suite.root / "pyproject.toml").write_text('[tool.teeth.targets.rows]\nmodules = ["teeth_broken_pkg.sub"]\n'
+                                                    'tests = ["tests"]\n')
+    assert_one_line_error(weak_suite("run", "--target", "rows"), "'teeth_broken_pkg.sub'",
+                          "ModuleNotFoundError", "teeth_no_such_dependency")
