@@ -105,14 +105,18 @@ def load_package(config: Path) -> FieldPackage:
 
 
 def mirror(package: FieldPackage, mirror_root: Path) -> Path:
-    """The bare git directory of the package's upstream repository, with its tag; FieldError when either is missing."""
+    """The bare git directory of the package's upstream repository, with its tag (or commit); FieldError when either is
+    missing."""
     fetch = f"fetch github:{package.tests_repo} into {mirror_root}"
     git_dir = mirror_root / package.mirror_name / "repo"
     if not (git_dir / "HEAD").is_file():
         raise FieldError(f"{package.name}: no mirror of {package.tests_repo} at {git_dir}; {fetch}")
-    found = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "--verify", "--quiet",
-                            f"refs/tags/{package.tests_ref}^{{commit}}"], capture_output=True, text=True)
-    if found.returncode != 0:
+    def resolves(ref: str) -> bool:
+        return subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                              capture_output=True, text=True).returncode == 0
+
+    # a tag, or a commit where the repository tags no release (torch_einops_utils)
+    if not (resolves(f"refs/tags/{package.tests_ref}") or resolves(package.tests_ref)):
         raise FieldError(f"{package.name}: tag {package.tests_ref} not in the mirror {git_dir}; {fetch} again "
                          f"(or pin a version whose tag it has)")
     return git_dir

@@ -154,3 +154,13 @@ def test_the_figures_list_surviving_domain_mutants_only_and_split_kill_rates_by_
 def test_a_mutmut_diff_becomes_one_line_of_its_changed_lines(field_report):
     diff = "--- a.py\n+++ a.py\n@@ -1,3 +1,3 @@\n def f(x):\n-    return x[1:]\n+    return x[2:]\n"
     assert field_report.changed_lines(diff) == "- return x[1:]  + return x[2:]"
+
+
+def test_a_commit_stands_for_a_tag_where_the_repository_tags_no_release(field_report, tmp_path):
+    bare = upstream(tmp_path / "mirrors", tmp_path / "work")
+    commit = subprocess.run(["git", "--git-dir", str(bare), "rev-parse", "v1.0^{commit}"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    package = field_report.load_package(field_dir(tmp_path, tag=commit[:7]) / "rowpkg.toml")
+    assert field_report.mirror(package, tmp_path / "mirrors") == bare
+    field_report.extract_tests(package, bare, tmp_path / "out")
+    assert (tmp_path / "out" / "test" / "unit" / "test_rows.py").is_file()
