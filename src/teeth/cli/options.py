@@ -1,14 +1,20 @@
-"""The options several `teeth` commands share, declared once, and what their values name, resolved once."""
+"""The options several `teeth` commands share, declared once, what their values name, resolved once, and the
+consoles the commands print to."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
+from rich.console import Console
 
 from teeth.errors import TeethError
 from teeth.records import Run
+from teeth.report.terminal import Output
 from teeth.store import Store
+
+console = Output()  # through a pipe: whole lines (report/terminal.py)
+errors = Console(stderr=True)
 
 DB_HELP = "SQLite file (default: $TEETH_DB or db/teeth.db)."
 # `--jobs` has one meaning in every command and backend: how many mutants run at once.
