@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -33,7 +32,7 @@ def check_command(base, target_names, fmt, no_cache, jobs, full_matrix, db, conf
 
     planned = plan(load_config(config_path), list(target_names), base)  # git and config errors: nothing written
     store = Store(db_path(db))
-    checks = [check_target(store, target, changes, LocalBackends(), jobs or os.cpu_count() or 1, not no_cache,
+    checks = [check_target(store, target, changes, LocalBackends(), jobs, not no_cache,
                            RichProgress(errors), full_matrix=full_matrix) for target, changes in planned]
     passed = all(c.verdict.passed for c in checks)
     if fmt == "json":

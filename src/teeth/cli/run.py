@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import sys
 import time
 
@@ -11,11 +9,9 @@ import click
 
 from teeth.cli.options import JOBS_HELP, config_option, console, db_option, errors
 from teeth.config import load_config
-from teeth.core import STATUSES, kill_rate
+from teeth.core import STATUSES
 from teeth.errors import EXIT_INTERRUPTED, TeethError
-from teeth.operators import select_operators
 from teeth.report.progress import RichProgress
-from teeth.shards import Shard
 from teeth.store import Store, db_path
 
 
@@ -57,60 +53,39 @@ from teeth.store import Store, db_path
 def run_command(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address,
                 no_cache, fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix, no_infection):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
-    from teeth.lab import Lab, command_clock, select_ops
+    from teeth.lab import Lab, command_clock, select_ops, stale_equivalents
 
     clock = command_clock()  # the run's timings start with the process
     from teeth.discovery_cache import DiscoveryCache
-    from teeth.incremental import OutcomeCache
     from teeth.preflight import choose_mutants, discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
+    from teeth.run_request import RunRequest
 
-    audit = _audit(audit_text)
-    config = load_config(config_path)
-    target = config.target(target_name)
-    operators = select_operators(list(operator_names) or target.operators)
-    profiles = _profiles(target, profile_names)
-    if execution:
-        profiles = [dataclasses.replace(p, execution=execution) for p in profiles]
+    request = RunRequest.of_run(load_config(config_path), target_name, ops=ops, operator_names=operator_names,
+                                profile_names=profile_names, jobs=jobs, backend=backend, address=address,
+                                execution=execution, cache=not no_cache, resume=resume, fail_under=fail_under,
+                                shard=shard_text, audit=audit_text, full_matrix=full_matrix, infection=not no_infection)
+    target = request.target
     if resume:
         require_resumable(db_path(db), target)
     discovering = time.perf_counter()
-    found = discover_ops(target, operators, list(ops), DiscoveryCache())  # an unknown --op is refused before the database is opened
+    found = discover_ops(target, list(request.operators), list(ops), DiscoveryCache())  # an unknown --op is refused before the database is opened
     clock["discover"] = time.perf_counter() - discovering
-    stale = [] if operator_names else sorted(set(target.equivalent) - {m.id for m in found.mutants})  # --operator: not all made
-    if stale:
-        click.echo(f"teeth: warning: target {target.name}: equivalent id(s) that match no mutant of its files as they "
-                   f"are now (the code changed?): {', '.join(stale)}", err=True)
-    shard = Shard.parse(shard_text) if shard_text is not None else None
-    chosen = choose_mutants(found.mutants, db_path(db), target.name, list(mutant_ids), list(only))
-    if chosen is not None and not chosen:
+    warning = stale_equivalents(request, found.mutants)
+    if warning:
+        click.echo(warning, err=True)
+    request = request.choosing(choose_mutants(found.mutants, db_path(db), target.name, list(mutant_ids), list(only)),
+                               only)
+    if request.chosen is not None and not request.chosen:
         click.echo(f"teeth: no {' or '.join(only)} mutants in the latest whole `teeth run` of target {target.name}; "
                    "nothing to run", err=True)
         return
-    backends = _backend(backend, address, jobs)  # ray: connect, or start a local cluster; one-line errors
+    backends = _backend(request)  # ray: connect, or start a local cluster; one-line errors
     store = Store(db_path(db))
-    reuse = not no_cache and chosen is None and not full_matrix  # chosen mutants run against today's tests
-    lab = Lab(target, store, backends, RichProgress(errors), cache=OutcomeCache(target, store, reuse=reuse),
-              audit=audit, full_matrix=full_matrix, infection=not no_infection)
-    jobs = jobs or (0 if backend == "ray" else os.cpu_count() or 1)  # ray, 0: one worker per slot of the cluster
-    options = {"ops": list(ops), "jobs": jobs, "operators": list(operator_names), "profiles": list(profile_names),
-               "backend": backend, "address": address, "no_cache": no_cache, "execution": execution}
-    if chosen is not None:
-        options.update(mutants=sorted(chosen), only=list(only))
-    if shard is not None:
-        options["shard"] = str(shard)
-    if full_matrix:
-        options["full_matrix"] = True
-    if no_infection:
-        options["no_infection"] = True
-
-    def scope(mutants):
-        return [m for m in mutants if (shard is None or shard.holds(m.id)) and (chosen is None or m.id in chosen)]
-
+    lab = Lab(request, store, backends, RichProgress(errors))
     try:
         clock["prepare"] = time.perf_counter() - clock.pop("entered") - clock["discover"]  # config, database, backend
-        summary = lab.run(operators, profiles, ops=list(ops) or None, jobs=jobs, resume=resume, discovery=found, clock=clock,
-                          options=options, scope=scope if shard is not None or chosen is not None else None)
+        summary = lab.run(discovery=found, clock=clock)
     except KeyboardInterrupt:
         if lab.run_id is None:
             click.echo("teeth: interrupted before the run started; nothing was recorded", err=True)
@@ -120,7 +95,7 @@ def run_command(target_name, ops, profile_names, operator_names, jobs, db, confi
         sys.exit(EXIT_INTERRUPTED)
     finally:
         backends.close()  # ray: stop the local cluster this run started; leave a cluster it only joined
-    errors.print(f"[dim]{_measured(summary, len(select_ops(found.mutants, list(ops))), shard, chosen, only)}[/dim]")
+    errors.print(f"[dim]{_measured(summary, len(select_ops(found.mutants, list(ops))), request)}[/dim]")
     for profile, protection in store.run(summary.run_id).protection.items():
         errors.print(f"[dim]{profile}: isolation: {protection}[/dim]")
     reused = store.reused_count(summary.run_id)
@@ -130,33 +105,21 @@ def run_command(target_name, ops, profile_names, operator_names, jobs, db, confi
     print_run_report(console, store, summary.run_id)
     for note in summary.notes:  # flaky tests, an audit's disagreements
         click.echo(note)
-    whole = shard is None and chosen is None  # the target's fail_under gates whole runs, not a slice of the mutants
-    _gate_run(store, summary.run_id, fail_under if fail_under is not None else target.fail_under if whole else None)
+    _gate_run(summary, request.gate)  # the target's fail_under gates whole runs, not a slice of the mutants
 
 
-def _measured(summary, made: int, shard, chosen: set[str] | None, only: tuple[str, ...]) -> str:
+def _measured(summary, made: int, request) -> str:
     """The run's first summary line: a whole run's mutants and those not made; a part of the target (a shard, chosen
     mutants) says which part and counts its own mutants only (what was not made belongs to no part)."""
-    if shard is None and chosen is None:
+    if request.whole:
         d = summary.discovery
         return (f"{len(summary.mutants)} mutants; not made: {d.arid} arid (messages, docstrings, logging), "
                 f"{d.duplicates} duplicate, {d.unviable} unviable")
-    parts = [f"shard {shard}"] if shard is not None else []
-    if chosen is not None:
+    parts = [f"shard {request.shard}"] if request.shard is not None else []
+    if request.chosen is not None:
+        only = request.only
         parts.append(f"chosen mutants (--only {' '.join(only)})" if only else "chosen mutants (--mutant)")
     return f"{' of '.join(parts)}: {len(summary.mutants)} of the target's {made} mutants"
-
-
-def _audit(text: str | None):
-    """`--audit N|all` as an Audit, or None without the option; one line and exit 2 for anything else."""
-    if text is None:
-        return None
-    from teeth.audit import Audit, parse_audit
-
-    try:
-        return Audit(parse_audit(text))
-    except ValueError:
-        raise TeethError(f"--audit {text!r}: expected a number of mutants (1 or more) or 'all'") from None
 
 
 def _fraction(param, value: str | None) -> float | None:
@@ -173,7 +136,7 @@ def _fraction(param, value: str | None) -> float | None:
     return number
 
 
-def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
+def _gate_run(summary, fail_under: float | None) -> None:
     """`teeth run`'s gate: exit 1 when the run's kill rate is under fail_under (`teeth check`'s semantics)."""
     from teeth.errors import EXIT_GATE_FAILED
     from teeth.gate import under_fail_under
@@ -181,10 +144,7 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
 
     if fail_under is None:
         return
-    counts: dict[str, int] = {}
-    for row in store.results(run_id):
-        counts[row["status"]] = counts.get(row["status"], 0) + 1
-    rate = kill_rate(counts)
+    rate = summary.kill_rate
     if under_fail_under(rate, fail_under):
         click.echo(f"teeth run: FAILED: kill rate {rate_text(rate)} is under fail_under {rate_text(fail_under)}")
         sys.exit(EXIT_GATE_FAILED)
@@ -192,26 +152,12 @@ def _gate_run(store: Store, run_id: int, fail_under: float | None) -> None:
     click.echo(f"teeth run: passed: {shown}, fail_under {rate_text(fail_under)}")
 
 
-
-def _backend(name, address, jobs):
+def _backend(request):
     from teeth.workers.local import LocalBackends
 
-    if name == "local":
-        if address:
-            raise TeethError("--address needs --backend ray")
+    if request.backend == "local":
         return LocalBackends()
     from teeth.workers.ray_backend import RayBackends
     from teeth.workers.ray_cluster import RaySession
 
-    return RayBackends(RaySession(address, jobs or 0))
-
-
-def _profiles(target, names):
-    if not names:
-        return target.profiles
-    known = {p.name: p for p in target.profiles}
-    for name in names:
-        if name not in known:
-            raise TeethError(f"unknown profile {name!r} for target {target.name}; its profiles: {', '.join(known)}")
-    return [known[n] for n in names]
-
+    return RayBackends(RaySession(request.address, request.jobs))
