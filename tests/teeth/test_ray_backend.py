@@ -72,7 +72,7 @@ def run_lab(root: Path, target_name: str, db: Path, factory, ops=None, progress=
     store = Store(db)
     lab = Lab(target, store, factory, progress)
     summary = lab.run(select_operators(target.operators), target.profiles, ops=ops, jobs=jobs)
-    statuses = {r["mutant_id"]: r["status"] for r in store.results(summary.run_id)}
+    statuses = {r.mutant.id: r.status for r in store.results(summary.run_id)}
     return summary, statuses
 
 

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 from tests.helpers.cli import FIXTURES, assert_one_line_error, teeth_in_process
 from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
+from tests.helpers.mutants import result
 
 from teeth.report import github
 from teeth.report.stryker import REQUIRED_MUTANT_KEYS, STATUS_ENUM
@@ -58,8 +59,7 @@ def test_github_format_without_step_summary_only_prints(project, teeth, monkeypa
 
 
 def test_annotation_text_is_escaped_as_workflow_commands_require(tmp_path):
-    row = {"mutant_id": "abc123", "file": "a:b,c.py", "line": 4, "operator": "whole_batch", "profile": "cpu",
-           "status": "survived", "original": "x = '50%'", "replacement": "x"}
+    row = result("abc123", file="a:b,c.py", line=4, operator="whole_batch", original="x = '50%'", replacement="x")
     verdict = SimpleNamespace(survivors=[row], required=lambda r: False)
     check = SimpleNamespace(verdict=verdict, target=SimpleNamespace(root=tmp_path),
                             changes=SimpleNamespace(toplevel=str(tmp_path)))

@@ -200,7 +200,7 @@ def test_a_push_that_fails_while_writing_leaves_no_run_behind(server, two_local_
     if not atomic:
         monkeypatch.setattr("teeth.store.write_transaction", lambda db: contextlib.nullcontext())
 
-    def broken(self, run_id, rows):
+    def broken(self, run_id, profile, outcomes):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(ServeStore, "record_outcomes", broken)

@@ -99,7 +99,7 @@ def history(store, name):
 @reader
 def run(store, run_id):
     """GET /api/runs/ID: a run's metadata and its kill rate per op x profile."""
-    return {"run": store.find_run(run_id).to_json(), "kill_rates": store.kill_rates(run_id)}
+    return {"run": store.find_run(run_id).to_json(), "kill_rates": [r.to_json() for r in store.kill_rates(run_id)]}
 
 
 @reader

@@ -66,9 +66,9 @@ def target(store, name):
 def run(store, run_id):
     row = store.find_run(run_id)
     rates = store.kill_rates(run_id)
-    ops = sorted({r["op"] for r in rates})
-    profiles = sorted({r["profile"] for r in rates})
-    matrix = {(r["op"], r["profile"]): r for r in rates}
+    ops = sorted({r.op for r in rates})
+    profiles = sorted({r.profile for r in rates})
+    matrix = {(r.op, r.profile): r for r in rates}
     survivors: dict[str, dict] = {}
     for s in store.survivors(run_id):
         survivors.setdefault(s["mutant_id"], {**s, "profiles": []})["profiles"].append(s["profile"])
