@@ -284,7 +284,8 @@ class Store:
 
     def tests(self, run_id: int) -> list[TestRecord]:
         """The tests a run's baselines ran, as recorded (what `teeth merge` and `teeth push` copy)."""
-        return [record_of_test(r) for r in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
+        return [record_of_test(r)
+                for r in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
 
     def done_keys(self, run_id: int) -> set[tuple[str, str]]:
         return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}

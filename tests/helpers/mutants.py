@@ -28,5 +28,6 @@ def result(mutant_id: str, status: str = "survived", profile: str = "cpu", targe
            **mutant: Any) -> Result:
     """A result as `Store.results` returns it: a mutant (file, line, operator, original, ... as given) and its
     outcome under `profile`."""
-    return Result(Mutant(id=mutant_id, target=target, op=op, **{"file": "rows.py", "line": 1, "operator": "o", **mutant}),
+    fields = {"file": "rows.py", "line": 1, "operator": "o", **mutant}
+    return Result(Mutant(id=mutant_id, target=target, op=op, **fields),
                   profile, Outcome(mutant_id, Status(status)))

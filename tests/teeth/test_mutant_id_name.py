@@ -19,13 +19,15 @@ def stored_run(tmp_path):
     return store, run_id
 
 
-def test_every_query_of_a_runs_mutants_names_the_id_mutant_id(tmp_path):
-    """The service's survivors (rows of its API) say `mutant_id`; the store's results are `Result`s whose mutant
-    has its `id`."""
+def test_every_json_listing_of_a_runs_mutants_names_the_id_mutant_id(tmp_path):
+    """The store's results are `Result`s whose mutant has its `id`; every JSON listing of them says `mutant_id`
+    (and the old key, for one release)."""
+    from teeth.serve.api import survivor_json
+
     store, run_id = stored_run(tmp_path)
-    rows = store.survivors(run_id)
-    assert rows and all("mutant_id" in row and "mutant" not in row for row in rows)
     assert {r.mutant.id for r in store.results(run_id)} == {"m1", "m2"}
+    for shown in ([survivor_json(r) for r in store.survivors(run_id)], json.loads(results_json(store.results(run_id)))):
+        assert shown and all(row["mutant_id"] == row["mutant"] for row in shown)
 
 
 def test_results_as_json_carry_mutant_id_and_the_old_key_for_one_release(tmp_path):

@@ -108,7 +108,7 @@ def test_every_survivor_list_holds_the_survived_and_the_no_coverage_mutants(tmp_
     store.record_mutants([mutant_record(f"m-{s}") for s in Status])
     store.record_outcomes(run_id, "cpu", [Outcome(f"m-{s}", s) for s in Status])
     survivors = {f"m-{s.value}" for s in SURVIVING}
-    assert {r["mutant_id"] for r in store.survivors(run_id)} == survivors
+    assert {r.mutant.id for r in store.survivors(run_id)} == survivors
     assert {r["mutant_id"] for r in store.db.query(f"select mutant_id from outcomes o where {surviving_sql()}")} \
         == survivors
     console = Console(record=True, width=200)

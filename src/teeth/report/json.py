@@ -20,7 +20,8 @@ def result_json(result: Result) -> dict[str, Any]:
     """One result as `--format json` shows it: the keys of RESULT_FIELDS, then the old ones."""
     m, o = result.mutant, result.outcome
     shown = {"mutant_id": m.id, "target": m.target, "file": m.file, "line": m.line, "function": m.function,
-             "op": m.op, "operator": m.operator, "profile": result.profile, "status": o.status, "killed_by": o.killed_by,
+             "op": m.op, "operator": m.operator, "profile": result.profile, "status": o.status,
+             "killed_by": o.killed_by,
              "check": o.check, "duration": o.duration, "detail": o.detail, "why": o.why, "signal": o.signal,
              "failure": o.failure}
     return {**{k: shown[k] for k in RESULT_FIELDS}, **{old: shown[new] for old, new in OLD_KEYS.items()}}

@@ -7,12 +7,12 @@ import threading
 
 from sqlite_utils.migrations import Migrations
 
-from teeth.core import COUNTED, Status, counts_sql, kill_rate, surviving_sql
+from teeth.core import COUNTED, SURVIVING, Status, counts_sql, kill_rate
 from teeth.errors import TeethError
-from teeth.records import Run, mutant_row
+from teeth.records import OutcomeFilter, Result, Run, mutant_row
 from teeth.serve.payload import PushedRun, check_target_name, push_body, pushed_records
 from teeth.serve.tokens import Token, new_token, same_digest, token_digest
-from teeth.store import SCHEMA_VERSION, Store, now
+from teeth.store import Store, now
 from teeth.store_opening import write_transaction
 
 COUNTS_SQL = counts_sql()
@@ -157,15 +157,10 @@ class ServeStore(Store):
         except TeethError:
             raise LookupError(f"no run {run_id}") from None
 
-    def survivors(self, run_id: int) -> list[dict]:
-        """A run's surviving mutants, one row per (mutant, profile), with their diffs."""
+    def survivors(self, run_id: int) -> list[Result]:
+        """A run's surviving mutants, one result per (mutant, profile), with their diffs."""
         self.find_run(run_id)
-        return [dict(r) for r in self.db.query(
-            f"""select m.id as mutant_id, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
-                      m.replacement, m.diff, o.profile, o.status, o.detail
-               from outcomes o join runs r on r.id = o.run_id
-               join mutants m on m.id = o.mutant_id and m.target = r.target where o.run_id = ? and {surviving_sql()}
-               order by m.file, m.line, m.id, o.profile""", [run_id])]
+        return self.results(run_id, OutcomeFilter(SURVIVING))
 
     def mutant_history(self, mutant_id: str, target: str | None = None) -> dict:
         """A mutant (exact id; of `target`, needed when several targets hold the id) and its outcome in every run of
