@@ -15,7 +15,7 @@ from pathlib import Path
 
 from teeth.config import load_config
 from teeth.lab import Lab
-from teeth.operators import select_operators
+from teeth.run_request import RunRequest
 from teeth.store import Store
 from teeth.workers.local import LocalBackends
 
@@ -73,11 +73,12 @@ def measure(root: Path, target_name: str, backend: str, jobs: int, ops=None, ope
                  _temp_dir=tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
         session = RaySession()
         factory = RayBackends(session)
-    target = load_config(str(root / "pyproject.toml")).target(target_name)
+    request = RunRequest.of_run(load_config(str(root / "pyproject.toml")), target_name, ops=ops or (),
+                                operator_names=operators or (), jobs=jobs, cache=False)
     store = CountingStore(Path(tempfile.mkdtemp()) / "bench.db")
-    lab = Lab(target, store, factory)
+    lab = Lab(request, store, factory)
     rss_before, cpu_before, started = rss_mib(), cpu_seconds(), time.perf_counter()
-    summary = lab.run(select_operators(operators or target.operators), target.profiles, ops=ops, jobs=jobs)
+    summary = lab.run()
     wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu_before
     executed = sum(summary.totals[s] for s in ("killed", "survived", "timeout", "error"))
     execute = sum(v for k, v in summary.timings.items() if k.startswith("execute."))

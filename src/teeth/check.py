@@ -13,10 +13,9 @@ from teeth.coverage_map import CoverageMap
 from teeth.discovery_cache import DiscoveryCache
 from teeth.errors import BaselineFailed, TeethError
 from teeth.gate import Policy, Verdict, evaluate
-from teeth.incremental import OutcomeCache
 from teeth.lab import Lab, Progress, run_metadata
 from teeth.operators import select_operators
-from teeth.selection import BaselineSelection
+from teeth.run_request import RunRequest
 from teeth.store import Store
 from teeth.test_changes import ChangedTests, changed_tests
 from teeth.test_review import TestPolicy, TestReview, review
@@ -88,7 +87,7 @@ def executed_by_tests(target: Target, backends: Backends, jobs: int, tests: Chan
     return scoped, added, edited
 
 
-def check_target(store: Store, target: Target, changes: Changes, backends: Backends, jobs: int, use_cache: bool,
+def check_target(store: Store, target: Target, changes: Changes, backends: Backends, jobs: int | None, use_cache: bool,
                  progress: Progress | None = None, full_matrix: bool = False) -> TargetCheck:
     """Run the target's mutants in changed functions (cached ones reused), and those the changed tests execute (full
     matrix), then gate the recorded run: the changed code by the target's gate, the changed tests by theirs."""
@@ -96,15 +95,14 @@ def check_target(store: Store, target: Target, changes: Changes, backends: Backe
     progress = progress or Progress()
     touched = [f for f in target.files if os.path.realpath(f) in changes.lines]  # only changed files are parsed
     tests = changed_tests(target, changes)
-    operators = select_operators(target.operators)
-    matrix = full_matrix or tests.any  # judging a test takes every test's verdict
+    request = RunRequest.of_check(target, changes.base_ref, changes.merge_base, jobs=jobs, cache=use_cache,
+                                  full_matrix=full_matrix)
     discovery, scoped, added, edited = None, set(), [], []
     if tests.any:  # the changed tests may execute any of the target's files
-        discovery = DiscoveryCache().discover(target, operators)
-        scoped, added, edited = executed_by_tests(target, backends, jobs, tests, discovery.mutants, progress)
-    cache = OutcomeCache(target, store, reuse=use_cache and not matrix)  # a reused outcome has no matrix
-    selection = BaselineSelection(target, store, cache, enabled=use_cache)
-    lab = Lab(target, store, backends, progress, cache=cache, selection=selection, full_matrix=matrix)
+        discovery = DiscoveryCache().discover(target, list(request.operators))
+        scoped, added, edited = executed_by_tests(target, backends, request.jobs, tests, discovery.mutants, progress)
+        request = request.testing(added, edited)  # judging a test takes every test's verdict
+    lab = Lab(request, store, backends, progress)
     functions: list[str] = []
     changed: set[str] = set()
 
@@ -114,23 +112,20 @@ def check_target(store: Store, target: Target, changes: Changes, backends: Backe
         functions.extend(sorted({f"{m.file}: {m.function.split('.<locals>')[0] or '<module>'}" for m in chosen}))
         return chosen + [m for m in mutants if m.id in scoped and m.id not in changed]
 
-    options = {"command": "check", "base": changes.base_ref, "merge_base": changes.merge_base, "jobs": jobs,
-               "cache": use_cache, **({"full_matrix": True} if matrix else {}),
-               **({"tests": {"added": added, "edited": edited}} if tests.any else {})}
     if touched or tests.any:
-        summary = lab.run(operators, target.profiles, jobs=jobs, scope=scope, options=options,
-                          files=None if tests.any else touched, discovery=discovery, clock={"started": started})
+        summary = lab.run(scope=scope, files=None if tests.any else touched, discovery=discovery,
+                          clock={"started": started})
         run_id = summary.run_id
     else:  # nothing changed in this target: record an empty, complete run
         run_id = store.start_run(target.name, [p.name for p in target.profiles], [],
-                                 run_metadata(target, options))
+                                 run_metadata(target, request.recorded_options()))
         store.finish_run(run_id, "completed", {"total": 0.0}, {})
     verdict = evaluate(store, target, run_id, changes.merge_base, gated=changed if tests.any else None)
     found = None
     if tests.any:
         at_base = None
         if tests.edited and verdict.base_run is None:  # the base's version of an edited test judges the base
-            at_base = run_base_versions(target, changes, backends, jobs, tests.edited,
+            at_base = run_base_versions(target, changes, backends, request.jobs, tests.edited,
                                         [m for m in discovery.mutants if m.id in scoped], progress)
         found = review(store, run_id, scoped, added, edited, verdict.base_run, TestPolicy.of(target),
                        sorted(tests.helpers), at_base)

@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from teeth import DISTRIBUTION, infection
 from teeth.audit import Audit
 from teeth.config import Target
-from teeth.core import MutantScenario, Outcome, Status
+from teeth.core import MutantScenario, Outcome, Status, kill_rate
 from teeth.coverage_map import CoverageMap
 from teeth.discover import Discovery, Mutant, discover
 from teeth.errors import BaselineFailed, ConfigError, StoreFull
 from teeth.evidence import evidence, judge_baseline
 from teeth.incremental import OutcomeCache
-from teeth.operators import Operator
 from teeth.ordering import KillHistory
 from teeth.profiles import Profile
-from teeth.records import RunStatus
+from teeth.records import RunKind, RunStatus
+from teeth.run_request import RunRequest
 from teeth.selection import BaselineSelection
 from teeth.store import Store
 from teeth.store_opening import disk_full
@@ -51,8 +51,13 @@ class RunSummary:
     mutants: list[Mutant]
     status: str
     timings: dict = field(default_factory=dict)
-    totals: dict = field(default_factory=dict)
+    totals: dict = field(default_factory=dict)  # how many outcomes have each status, and the mutants not made
     notes: list[str] = field(default_factory=list)  # what the run found about the suite: flaky tests, an audit
+
+    @property
+    def kill_rate(self) -> float | None:
+        """The run's kill rate, from its recorded outcomes (a resumed run's earlier ones included)."""
+        return kill_rate(self.totals)
 
 
 def run_metadata(target: Target, options: dict) -> dict:
@@ -84,6 +89,18 @@ def command_clock() -> dict:
     return {"started": entered - age, "startup": age, "entered": entered}
 
 
+def stale_equivalents(request: RunRequest, mutants: list[Mutant]) -> str | None:
+    """The warning for the target's `equivalent` ids that match no mutant of its files as they are now (the code
+    changed?); None when every one matches, or when --operator left operators out (not every mutant was made)."""
+    if request.operator_names:
+        return None
+    stale = sorted(set(request.target.equivalent) - {m.id for m in mutants})
+    if not stale:
+        return None
+    return (f"teeth: warning: target {request.target.name}: equivalent id(s) that match no mutant of its files as "
+            f"they are now (the code changed?): {', '.join(stale)}")
+
+
 def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
     if not ops:
         return mutants
@@ -95,45 +112,45 @@ def select_ops(mutants: list[Mutant], ops: list[str] | None) -> list[Mutant]:
 
 
 class Lab:
-    def __init__(self, target: Target, store: Store, backends: Backends,
-                 progress: Progress | None = None, cache: OutcomeCache | None = None,
-                 selection: BaselineSelection | None = None, audit: Audit | None = None,
-                 full_matrix: bool = False, infection: bool = True):
-        """`audit`: survived and no_coverage mutants run again against the whole suite (`teeth run --audit`);
-        full_matrix: each mutant runs every test that executes it, and every verdict is recorded; infection: the
-        infection pass decides the mutants no test infects without running them (teeth.infection)."""
-        self.target, self.store, self.backends = target, store, backends
-        self.full_matrix = full_matrix
-        self.infection = infection and not full_matrix  # a full matrix wants every test's verdict
+    def __init__(self, request: RunRequest, store: Store, backends: Backends, progress: Progress | None = None):
+        """Runs what `request` asks: its audit runs survived and no_coverage mutants again against the whole suite
+        (`teeth run --audit`); a full matrix runs each mutant against every test that executes it and records every
+        verdict; the infection pass decides the mutants no test infects without running them (teeth.infection)."""
+        self.request, self.target, self.store, self.backends = request, request.target, store, backends
+        self.full_matrix = request.full_matrix
+        self.infection = request.infection and not request.full_matrix  # a full matrix wants every test's verdict
         self.progress = progress or Progress()
-        self.cache = cache or OutcomeCache(target, store, reuse=False)  # keys are always recorded
-        # What each baseline test executed is always recorded; only `teeth check` selects from it.
-        self.selection = selection or BaselineSelection(target, store, self.cache, enabled=False)
+        self.cache = OutcomeCache(self.target, store, reuse=request.reuses)  # keys are always recorded
+        # What each baseline test executed is always recorded; only `teeth check` selects from it (not --no-cache).
+        self.selection = BaselineSelection(self.target, store, self.cache,
+                                           enabled=request.kind is RunKind.CHECK and request.cache)
         self.run_id: int | None = None  # set once the run is in the database
         self.notes: list[str] = []
-        self.audit = audit
+        self.audit = None if request.audit is None else Audit(None if request.audit == "all" else request.audit)
 
-    def run(self, operators: list[Operator], profiles: list[Profile], ops: list[str] | None = None,
-            jobs: int = 1, resume: bool = False, options: dict | None = None,
-            scope: Callable[[list[Mutant]], list[Mutant]] | None = None,
-            files: list | None = None, discovery: Discovery | None = None, clock: dict | None = None) -> RunSummary:
-        """`files`: discover mutants in these of the target's files only (the workers still see them all);
-        `discovery`: mutants already discovered (the CLI checks --op before it opens the database); `clock`: the
-        command's stages so far, "started" its start (time.perf_counter): the run's timings then start there too."""
+    def run(self, scope: Callable[[list[Mutant]], list[Mutant]] | None = None, files: list | None = None,
+            discovery: Discovery | None = None, clock: dict | None = None) -> RunSummary:
+        """The request's mutants: of its ops, in its shard, the chosen ones, and then those `scope` keeps (teeth
+        check: the changed functions'). `files`: discover mutants in these of the target's files only (the workers
+        still see them all); `discovery`: mutants already discovered (the CLI checks --op before it opens the
+        database); `clock`: the command's stages so far, "started" its start (time.perf_counter): the run's timings
+        then start there too."""
+        request = self.request
         clock = {"started": time.perf_counter(), **(clock or {})}
         since = time.perf_counter()
+        operators, profiles = list(request.operators), list(request.profiles)
         self.operators = {o.name: o for o in operators}
         searched = self.target if files is None else dataclasses.replace(self.target, files=files)
         if discovery is None:
             self.progress.stage(f"discovering mutants in {len(searched.files)} file(s)")
             discovery = discover(searched, operators)
-        mutants = select_ops(discovery.mutants, ops)
-        if scope is not None:  # teeth check: only the changed functions
+        mutants = [m for m in select_ops(discovery.mutants, list(request.ops)) if request.holds(m.id)]
+        if scope is not None:
             mutants = scope(mutants)
         try:
             self.store.record_mutants(mutants)  # the mutant list is written before any test runs
             clock["discover"] = clock.get("discover", 0.0) + time.perf_counter() - since
-            run_id, done = self._open_run(operators, profiles, resume, options or {})
+            run_id, done = self._open_run(operators, profiles)
         except sqlite3.OperationalError as exc:
             if disk_full(exc):
                 raise self._full(exc) from None
@@ -141,7 +158,7 @@ class Lab:
         summary = RunSummary(run_id, discovery, mutants, RunStatus.RUNNING, notes=self.notes)
         try:
             for profile in profiles:
-                self._profile(run_id, profile, [m for m in mutants if (m.id, profile.name) not in done], jobs, clock)
+                self._profile(run_id, profile, [m for m in mutants if (m.id, profile.name) not in done], clock)
         except KeyboardInterrupt:
             summary.status = RunStatus.INTERRUPTED
             raise
@@ -182,8 +199,8 @@ class Lab:
             if self.run_id is not None else ""
         return StoreFull(f"cannot record in {self.store.path}: {exc}; what was recorded is kept{then}")
 
-    def _open_run(self, operators, profiles, resume: bool, options: dict) -> tuple[int, set]:
-        if resume:
+    def _open_run(self, operators, profiles) -> tuple[int, set]:
+        if self.request.resume:
             previous = self.store.latest_run(self.target.name)
             if previous is None or not (previous.status is RunStatus.INTERRUPTED or self.store.abandoned(previous)):
                 raise ConfigError(f"nothing to resume: the latest run of target {self.target.name!r} "
@@ -191,12 +208,12 @@ class Lab:
             self.store.claim_run(previous.id)
             self.run_id = previous.id
             return previous.id, self.store.done_keys(previous.id)
-        meta = run_metadata(self.target, options)
+        meta = run_metadata(self.target, self.request.recorded_options())
         run_id = self.store.start_run(self.target.name, [p.name for p in profiles], [o.name for o in operators], meta)
         self.run_id = run_id
         return run_id, set()
 
-    def _profile(self, run_id: int, profile: Profile, mutants: list[Mutant], jobs: int, clock: dict) -> None:
+    def _profile(self, run_id: int, profile: Profile, mutants: list[Mutant], clock: dict) -> None:
         self.progress.start(profile.name, len(mutants))
         reason = self.backends.unavailable_reason(profile)  # a Ray cluster judges its own GPUs
         if reason:
@@ -217,7 +234,7 @@ class Lab:
             return
         started = time.perf_counter()
         self.progress.stage(f"{profile.name}: starting warm worker and collecting tests")
-        with self.backends.open(self.target, profile, jobs) as backend:
+        with self.backends.open(self.target, profile, self.request.jobs) as backend:
             clock[f"worker.{profile.name}"] = time.perf_counter() - started  # start, scratch copy, collection
             started = time.perf_counter()
             if backend.protection:

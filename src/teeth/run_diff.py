@@ -95,7 +95,7 @@ def diff_runs(a: RunSide, b: RunSide) -> RunDiff:
 
 
 def diff_lines(found: RunDiff, describe) -> list[str]:
-    """The text of a diff; `describe` names a run in one line (cli_options.describe_run)."""
+    """The text of a diff; `describe` names a run in one line (cli.options.describe_run)."""
     lines = [f"A: {found.a.label}: {describe(found.a.run)}", f"B: {found.b.label}: {describe(found.b.run)}",
              f"{len(found.changed)} changed status, {len(found.newly_killed)} newly killed, "
              f"{len(found.newly_surviving)} newly surviving, {len(found.only_a)} only in A, "

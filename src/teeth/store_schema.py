@@ -147,8 +147,9 @@ RUN_COLUMNS = ("kind", "op_filter", "operator_filter", "profile_filter", "shard"
 
 
 def run_columns(options: dict) -> dict:
-    """A run's explicit columns from the options of its command: `kind` run or check; each filter the command was
-    given, as a JSON list (None: not filtered); `shard` K/N."""
+    """A run's explicit columns from its recorded options (written in one place, `RunRequest.recorded_options`; read
+    back here for a new run, a merged or pushed one and, by m007, the runs recorded before these columns): `kind` run
+    or check; each filter the command was given, as a JSON list (None: not filtered); `shard` K/N."""
     def listed(key: str) -> str | None:
         values = options.get(key)
         return json.dumps(values) if values else None

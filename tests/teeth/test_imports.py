@@ -18,8 +18,16 @@ def module_names() -> dict[str, Path]:
     return names
 
 
+def packages_above(module: str) -> set[str]:
+    """The packages Python initialises before `module` (teeth.cli.options: teeth.cli), teeth itself left out."""
+    parts = module.split(".")
+    return {".".join(parts[:i]) for i in range(2, len(parts))}
+
+
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """Every teeth module `name` imports anywhere in its text: `from P import M` counts as P.M where M is a module."""
+    """Every teeth module `name` imports anywhere in its text: `from P import M` counts as P.M where M is a module,
+    and importing a module of another package imports that package's `__init__` first (its own packages' are
+    already under way)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -32,6 +40,8 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 base = f"{anchor}.{base}" if base else anchor
             for alias in node.names:
                 found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    own = packages_above(name) | {package}
+    found |= {p for m in found for p in packages_above(m) if p not in own}
     return {m for m in found if m in modules and m != name}
 
 
@@ -85,10 +95,22 @@ def test_the_cycle_finder_sees_a_late_import_cycle():
     assert any({"teeth.core", "teeth.lab"} <= set(c) for c in cycles(graph))
 
 
+def test_importing_a_module_of_another_package_imports_that_package(tmp_path):
+    """A serve module importing `teeth.cli.options` runs teeth/cli/__init__.py first, which imports the serve
+    command: a cycle (`import teeth.serve.api` would fail) though neither module names the other."""
+    modules = module_names()
+    assert "teeth.serve" not in imports_of("teeth.serve.store", PACKAGE / "serve" / "store.py", modules)  # its own
+    module = tmp_path / "api.py"
+    module.write_text("from teeth.cli.options import db_option\n", encoding="utf-8")
+    graph = import_graph()
+    graph["teeth.serve.api"] = graph["teeth.serve.api"] | imports_of("teeth.serve.api", module, modules)
+    assert any({"teeth.cli", "teeth.serve.api"} <= set(c) for c in cycles(graph))
+
+
 def test_a_late_import_inside_a_function_is_an_import():
     modules = module_names()
-    path = PACKAGE / "serve" / "cli.py"
-    assert "teeth.serve.app" in imports_of("teeth.serve.cli", path, modules)  # imported inside `serve`
+    path = PACKAGE / "cli" / "serve.py"
+    assert "teeth.serve.app" in imports_of("teeth.cli.serve", path, modules)  # imported inside `serve`
 
 
 def test_the_tool_imports_none_of_its_targets():

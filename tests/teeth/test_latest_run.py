@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.helpers.cli import assert_one_line_error, teeth_in_process
-from teeth.cli_options import describe_run, resolve_run
+from teeth.cli.options import describe_run, resolve_run
 from teeth.preflight import choose_mutants
 from teeth.core import Outcome, Status
 from teeth.records import Mutant, Result, Run, RunKind, RunStatus

@@ -18,7 +18,7 @@ import pytest
 from tests.helpers.cli import results_of
 from teeth.config import load_config
 from teeth.lab import Lab, Progress
-from teeth.operators import select_operators
+from teeth.run_request import RunRequest
 from teeth.store import Store
 from teeth.workers.local import LocalBackends
 
@@ -68,10 +68,10 @@ class Recorder(Progress):
 
 
 def run_lab(root: Path, target_name: str, db: Path, factory, ops=None, progress=None, jobs=2):
-    target = load_config(str(root / "pyproject.toml")).target(target_name)
+    request = RunRequest.of_run(load_config(str(root / "pyproject.toml")), target_name, ops=ops or (), jobs=jobs,
+                                cache=False)
     store = Store(db)
-    lab = Lab(target, store, factory, progress)
-    summary = lab.run(select_operators(target.operators), target.profiles, ops=ops, jobs=jobs)
+    summary = Lab(request, store, factory, progress).run()
     statuses = {r.mutant.id: r.status for r in store.results(summary.run_id)}
     return summary, statuses
 

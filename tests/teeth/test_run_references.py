@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.cli import assert_one_line_error, teeth_in_process
-from teeth.cli_options import resolve_run
+from teeth.cli.options import resolve_run
 from teeth.errors import TeethError
 from teeth.store import Store
 

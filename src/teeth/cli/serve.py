@@ -6,7 +6,7 @@ import socket
 
 import click
 
-from teeth.cli_options import db_option, resolve_run, run_option
+from teeth.cli.options import db_option, resolve_run, run_option
 from teeth.errors import TeethError
 from teeth.serve import DEFAULT_MAX_BODY, READS
 from teeth.store import db_path

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from teeth.cli_options import db_option, describe_run, format_option, resolve_run, run_options
+from teeth.cli.options import db_option, describe_run, format_option, resolve_run, run_options
 from teeth.errors import TeethError
 from teeth.store import Store, db_path
 

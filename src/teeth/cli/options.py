@@ -1,19 +1,25 @@
-"""The options several `teeth` commands share, declared once, and what their values name, resolved once."""
+"""The options several `teeth` commands share, declared once, what their values name, resolved once, and the
+consoles the commands print to."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
+from rich.console import Console
 
 from teeth.errors import TeethError
 from teeth.records import Run
+from teeth.report.terminal import Output
 from teeth.store import Store
 
+console = Output()  # through a pipe: whole lines (report/terminal.py)
+errors = Console(stderr=True)
+
 DB_HELP = "SQLite file (default: $TEETH_DB or db/teeth.db)."
-# `--jobs` has one meaning in every command and backend: how many mutants run at once.
-JOBS_HELP = ("Mutants run at once: forked children of the local worker, or on Ray one one-slot actor each "
-             "(default: cores; on Ray, one per slot of the cluster).")
+# `--jobs` has one meaning in every command and backend (RunRequest.jobs): how many mutants run at the same time.
+JOBS_HELP = ("How many mutants run at the same time, each in its own process: a forked child of the warm worker "
+             "locally, a one-slot actor on Ray (default: the machine's cores; on Ray, one per slot of the cluster).")
 
 
 def db_option(help: str = DB_HELP):

@@ -6,10 +6,9 @@ import sys
 
 import click
 
-from teeth.cli_options import config_option, format_option
+from teeth.cli.options import config_option, format_option
 from teeth.errors import ConfigError
-
-from .checks import CHECKS
+from teeth.invariance.checks import CHECKS
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "skip": "yellow", "known": "magenta"}
 
@@ -27,7 +26,7 @@ def invariance_command(profiles, ops, fmt, config_path):
     """
     from teeth.config import load_config
 
-    from .suite import load_suite
+    from teeth.invariance.suite import load_suite
 
     config = load_config(config_path)
     suite = load_suite(config.invariance, config.path)
@@ -35,7 +34,7 @@ def invariance_command(profiles, ops, fmt, config_path):
                               + [(o, suite.specs, "op") for o in ops]):
         if name not in known:
             raise ConfigError(f"unknown {kind} {name!r}; known: {', '.join(known)}")
-    from .matrix import status_matrix
+    from teeth.invariance.matrix import status_matrix
 
     cells = status_matrix(suite, ops=list(ops) or None, profiles=list(profiles) or None)
     if fmt == "json":
