@@ -118,6 +118,9 @@ def run_of(row: Mapping[str, Any]) -> Run:
     return Run(**values)
 
 
+_NULL_WHEN_EMPTY = ("notes", "protection")  # written only when there is one; NULL until then
+
+
 def run_row(run: Run) -> dict[str, Any]:
     """A `Run` as a `runs` row without its id (a new row's id is SQLite's): JSON columns as text."""
     row: dict[str, Any] = {}
@@ -126,7 +129,7 @@ def run_row(run: Run) -> dict[str, Any]:
             continue
         value = getattr(run, f.name)
         if f.name in _JSON_COLUMNS:
-            value = None if value is None or (f.name == "notes" and not value) else \
+            value = None if value is None or (f.name in _NULL_WHEN_EMPTY and not value) else \
                 json.dumps(list(value) if isinstance(value, tuple) else dict(value))
         elif isinstance(value, StrEnum):
             value = value.value
