@@ -45,9 +45,9 @@ class CountingStore(Store):
 
     writes = 0
 
-    def record_outcomes(self, run_id, rows):
+    def record_outcomes(self, run_id, profile, outcomes):
         CountingStore.writes += 1
-        super().record_outcomes(run_id, rows)
+        super().record_outcomes(run_id, profile, outcomes)
 
 
 def rss_mib() -> float:

@@ -147,7 +147,7 @@ def teeth_side(name: str, config: Path, db: Path) -> tuple[list, dict[str, str]]
         raise BugsError(f"no completed run of {name} in {db}")
     statuses: dict[str, str] = {}
     for run in runs:  # each mutant's latest verdict: a later `teeth run --mutant ID` adds mutants made since
-        statuses.update({row["mutant_id"]: row["status"] for row in store.results(run["id"])})
+        statuses.update({row.mutant.id: row.status.value for row in store.results(run["id"])})
     mutants = discover(load_config(str(config)).target(name), select_operators(["domain"])).mutants
     return mutants, statuses
 

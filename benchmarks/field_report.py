@@ -189,7 +189,8 @@ def teeth_figures(db: Path) -> dict:
     """The latest run in db: counts, per-operator kill rates, domain and generic totals, skips, domain survivors."""
     from teeth.errors import TeethError
     from teeth.report.lines import change_text
-    from teeth.store import Store, kill_rate
+    from teeth.core import kill_rate
+    from teeth.store import Store
 
     store = Store(db, create=False)
     run = store.latest_run(None, "completed")
@@ -200,22 +201,26 @@ def teeth_figures(db: Path) -> dict:
     per_operator = store.kill_rates(run_id, by=("operator",))
     groups: dict[str, dict] = {}
     for row in per_operator:
-        group = groups.setdefault("domain" if is_domain(row["operator"]) else "generic",
+        group = groups.setdefault("domain" if is_domain(row.operator) else "generic",
                                   dict.fromkeys(("killed", "timeout", "survived", "no_coverage", "error", "skipped"), 0))
         for key in group:
-            group[key] += row[key] or 0
+            group[key] += row.counts[key]
     for group in groups.values():
         group["kill_rate"] = kill_rate(group)
     skipped: dict[str, int] = {}
     statuses: dict[str, int] = {}
     for row in rows:
-        statuses[row["status"]] = statuses.get(row["status"], 0) + 1
-        if row["status"] == "skipped":
-            skipped[row["detail"] or row["skip"] or ""] = skipped.get(row["detail"] or row["skip"] or "", 0) + 1
-    survivors = [{"id": row["mutant_id"], "status": row["status"], "operator": row["operator"],
-                  "where": f"{row['file']}:{row['line']}", "function": row["function"], "change": change_text(row)}
-                 for row in rows if row["status"] in ("survived", "no_coverage") and is_domain(row["operator"])]
-    return {"run": run_id, "mutants": len(rows), "statuses": statuses, "per_operator": per_operator,
+        m, status = row.mutant, row.status.value
+        statuses[status] = statuses.get(status, 0) + 1
+        if status == "skipped":
+            reason = row.outcome.detail or m.skip or ""
+            skipped[reason] = skipped.get(reason, 0) + 1
+    survivors = [{"id": row.mutant.id, "status": row.status.value, "operator": row.mutant.operator,
+                  "where": f"{row.mutant.file}:{row.mutant.line}", "function": row.mutant.function,
+                  "change": change_text(row.mutant)}
+                 for row in rows if row.status.surviving and is_domain(row.mutant.operator)]
+    return {"run": run_id, "mutants": len(rows), "statuses": statuses,
+            "per_operator": [r.to_json() for r in per_operator],
             "groups": groups, "skipped": skipped, "domain_survivors": survivors}
 
 

@@ -210,7 +210,8 @@ class MutantScenario(Scenario):
 @dataclass(frozen=True)
 class Outcome:
     """What became of one mutant under one profile: a test verdict, a status settled without a worker, or a
-    worker failure (status `error`, with `failure` saying which). Also the stored row, reused or not."""
+    worker failure (status `error`, with `failure` saying which). Stored as it is, reused or not (its row:
+    teeth.records.outcome_row and outcome_of)."""
 
     mutant_id: str
     status: Status
@@ -250,23 +251,6 @@ class Outcome:
     @property
     def shown_detail(self) -> str | None:
         return shown_detail(self.detail, self.signal)
-
-    def row(self, profile: str) -> dict:
-        """The `outcomes` row (without its run id)."""
-        return {"mutant_id": self.mutant_id, "profile": profile, "status": self.status.value,
-                "killed_by": self.killed_by, "check": self.check.value if self.check else None, "duration": self.duration,
-                "tests_run": self.tests_run, "test_seconds": self.test_seconds, "detail": self.detail,
-                "signal": self.signal, "failure": self.failure.value if self.failure else None,
-                "cache_key": self.cache_key, "reused_from": self.reused_from,
-                "why": self.why.value if self.why else None}
-
-    @classmethod
-    def from_row(cls, row: Mapping) -> Outcome:
-        """A stored outcome."""
-        return cls(row["mutant_id"], Status(row["status"]), killed_by=row["killed_by"], check=row["check"],
-                   detail=row["detail"], duration=row["duration"], tests_run=row["tests_run"],
-                   test_seconds=row["test_seconds"], cache_key=row["cache_key"], reused_from=row["reused_from"],
-                   why=row["why"], signal=row["signal"], failure=row["failure"])
 
 
 def shown_detail(detail: str | None, signal: int | None) -> str | None:

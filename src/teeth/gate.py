@@ -6,9 +6,10 @@ import json
 from dataclasses import dataclass, field
 
 from teeth.config import Target
-from teeth.core import Status, Tally, kill_rate
+from teeth.core import Tally, kill_rate
 from teeth.errors import ConfigError
 from teeth.operators import select_operators
+from teeth.records import Result, Run
 from teeth.store import Store
 
 
@@ -39,23 +40,20 @@ class Verdict:
 
     target: str
     run_id: int
-    results: list[dict]
+    results: list[Result]
     policy: Policy
     base_commit: str
-    base_run: dict | None = None
+    base_run: Run | None = None
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # like for like: the base run's outcomes of the same functions, and the checked ones that have a base
-    base_results: list[dict] = field(default_factory=list)
-    compared: list[dict] = field(default_factory=list)
+    base_results: list[Result] = field(default_factory=list)
+    compared: list[Result] = field(default_factory=list)
     new_functions: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for row in self.results:
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
-        return counts
+        return _counts(self.results)
 
     @property
     def rate(self) -> float | None:
@@ -72,30 +70,30 @@ class Verdict:
         return kill_rate(_counts(self.compared))
 
     @property
-    def survivors(self) -> list[dict]:
-        return [r for r in self.results if Status(r["status"]).surviving]
+    def survivors(self) -> list[Result]:
+        return [r for r in self.results if r.status.surviving]
 
-    def required(self, row: dict) -> bool:
-        return row["operator"] in self.policy.required
+    def required(self, row: Result) -> bool:
+        return row.mutant.operator in self.policy.required
 
     @property
     def passed(self) -> bool:
         return not self.failures
 
 
-def _counts(rows: list[dict]) -> dict[str, int]:
+def _counts(rows: list[Result]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for row in rows:
-        counts[row["status"]] = counts.get(row["status"], 0) + 1
+        counts[row.status.value] = counts.get(row.status.value, 0) + 1
     return counts
 
 
-def function_key(row: dict) -> tuple[str, str, str]:
+def function_key(row: Result) -> tuple[str, str, str]:
     """(file, outer function, profile): how a checked mutant finds the same function's mutants in the base run."""
-    return row["file"], (row["function"] or "").split(".<locals>")[0], row["profile"]
+    return row.mutant.file, (row.mutant.function or "").split(".<locals>")[0], row.profile
 
 
-def like_for_like(verdict: Verdict, base_rows: list[dict]) -> None:
+def like_for_like(verdict: Verdict, base_rows: list[Result]) -> None:
     """Keep the base run's outcomes of the checked functions, and the checked outcomes whose function has some; a
     function with no mutant in the base run is new: no drop check for it."""
     checked = {function_key(r) for r in verdict.results}
@@ -109,7 +107,7 @@ def evaluate(store: Store, target: Target, run_id: int, base_commit: str, gated:
     """Apply the target's gate to the outcomes of a check run; `gated`: only these mutants (the changed code's; the
     mutants that only the changed tests execute are judged by teeth.test_review)."""
     policy = Policy.of(target)
-    results = [r for r in store.results(run_id) if gated is None or r["mutant_id"] in gated]
+    results = [r for r in store.results(run_id) if gated is None or r.mutant.id in gated]
     verdict = Verdict(target.name, run_id, results, policy, base_commit, store.base_run(target.name, base_commit))
     if verdict.base_run is not None:
         like_for_like(verdict, store.results(verdict.base_run.id))
@@ -165,9 +163,8 @@ def text_report(verdict: Verdict, executed: int, reused: int, worker: bool, func
         lines.append(f"  baseline [{profile}]: {ran} of {collected} tests ({reasons or 'none needed'})")
     for row in verdict.survivors:
         tag = "required" if verdict.required(row) else "survivor"
-        change = " ".join(f"{row['original']} -> {row['replacement']}".split())
-        lines.append(f"  {tag}: {row['file']}:{row['line']} {row['mutant_id']} {row['operator']} [{row['profile']}] "
-                     f"{row['status']}: {change[:100]}")
+        m = row.mutant
+        lines.append(f"  {tag}: {m.file}:{m.line} {m.id} {m.operator} [{row.profile}] {row.status}: {m.change[:100]}")
     lines += [f"  note: {note}" for note in verdict.notes]
     lines += [f"  FAILED: {failure}" for failure in verdict.failures]
     return lines

@@ -9,9 +9,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from teeth.core import COUNTED, Status, kill_rate
+from typing import Any
+
+from teeth.core import COUNTED, Status
 from teeth.errors import TeethError
-from teeth.records import RunKind
+from teeth.records import KillRate, Run, RunKind, RunStatus
 from teeth.store import Store
 
 COUNTS = tuple(s.value for s in (*COUNTED, *(s for s in Status if not s.counts)))  # the counted ones first
@@ -26,10 +28,10 @@ class Since:
     run: int | None = None
     day: str | None = None
 
-    def admits(self, row: dict) -> bool:
+    def admits(self, run: Run) -> bool:
         if self.run is not None:
-            return row["run"] >= self.run
-        return (row["started_at"] or "")[:10] >= self.day
+            return run.id >= self.run
+        return (run.started_at or "")[:10] >= self.day
 
 
 def parse_since(value: str | None) -> Since | None:
@@ -47,19 +49,10 @@ def parse_since(value: str | None) -> Since | None:
     raise TeethError(f"--since takes a date (YYYY-MM-DD) or a run id, not {value!r}")
 
 
-@dataclass(frozen=True)
-class Run:
-    id: int
-    target: str
-    started_at: str
-    commit: str | None
-    dirty: int | None
-    status: str
-
-    @property
-    def label(self) -> str:
-        commit = (self.commit or "no-git")[:8] + ("+" if self.dirty else "")
-        return f"run {self.id} {(self.started_at or '')[:10]} {commit}"
+def run_label(run: Run) -> str:
+    """A run in one line of a chart: `run ID DATE COMMIT` (`+`: dirty)."""
+    commit = (run.commit or "no-git")[:8] + ("+" if run.dirty else "")
+    return f"run {run.id} {(run.started_at or '')[:10]} {commit}"
 
 
 @dataclass
@@ -69,45 +62,45 @@ class Series:
     target: str
     op: str
     profile: str
-    points: dict[int, dict] = field(default_factory=dict)
+    points: dict[int, KillRate] = field(default_factory=dict)
 
     def rate(self, run_id: int) -> float | None:
         point = self.points.get(run_id)
-        return point["kill_rate"] if point else None
+        return point.kill_rate if point else None
 
     def rates(self, runs: list[Run]) -> list[float | None]:
         return [self.rate(run.id) for run in runs]
 
     def measured(self) -> list[float]:
-        return [p["kill_rate"] for _, p in sorted(self.points.items()) if p["kill_rate"] is not None]
+        return [p.kill_rate for _, p in sorted(self.points.items()) if p.kill_rate is not None]
 
 
 @dataclass
 class History:
     runs: list[Run]
-    rows: list[dict]
+    rows: list[KillRate]  # per (run, op, profile), each with its run
 
     def series(self) -> list[Series]:
         """Every op x profile (per target), sorted, with its points."""
         found: dict[tuple[str, str, str], Series] = {}
         for row in self.rows:
-            key = (row["target"], row["op"], row["profile"])
-            found.setdefault(key, Series(*key)).points[row["run"]] = row
+            key = (row.run.target, row.op, row.profile)
+            found.setdefault(key, Series(*key)).points[row.run.id] = row
         return [found[k] for k in sorted(found)]
 
     def overall(self) -> list[Series]:
         """Per target x profile, the counts of every op summed: the line a chart draws first."""
-        found: dict[tuple[str, str], Series] = {}
+        summed: dict[tuple[str, str], dict[int, dict[str, int]]] = {}
+        runs: dict[int, Run] = {}
         for row in self.rows:
-            series = found.setdefault((row["target"], row["profile"]),
-                                      Series(row["target"], ALL_OPS, row["profile"]))
-            point = series.points.setdefault(row["run"], {c: 0 for c in COUNTS})
+            runs[row.run.id] = row.run
+            point = summed.setdefault((row.run.target, row.profile), {}).setdefault(row.run.id,
+                                                                                    {c: 0 for c in COUNTS})
             for count in COUNTS:
-                point[count] += row[count] or 0
-        for series in found.values():
-            for point in series.points.values():
-                point["kill_rate"] = kill_rate(point)
-        return [found[k] for k in sorted(found)]
+                point[count] += row.counts[count]
+        return [Series(target, ALL_OPS, profile, {
+            run_id: KillRate(counts=counts, by=("profile",), profile=profile, run=runs[run_id])
+            for run_id, counts in summed[(target, profile)].items()}) for target, profile in sorted(summed)]
 
     @property
     def targets(self) -> list[str]:
@@ -124,16 +117,13 @@ def load_history(store: Store, target: str | None = None, ops: tuple[str, ...] =
     if since and since.run is not None:
         store.run(since.run)
     rows = store.kill_rate_history(target)
-    _check_names("op", ops, {r["op"] for r in rows})
-    _check_names("profile", profiles, {r["profile"] for r in rows})
+    _check_names("op", ops, {r.op for r in rows})
+    _check_names("profile", profiles, {r.profile for r in rows})
     # Only completed runs are data points: an interrupted or killed run measured part of its mutants.
-    rows = [r for r in rows if r["run_status"] == "completed"
-            and (not ops or r["op"] in ops) and (not profiles or r["profile"] in profiles)
-            and (since is None or since.admits(r)) and (until_run is None or r["run"] <= until_run)]
-    runs: dict[int, Run] = {}
-    for r in rows:
-        runs.setdefault(r["run"], Run(r["run"], r["target"], r["started_at"], r["commit"], r["dirty"],
-                                      r["run_status"]))
+    rows = [r for r in rows if r.run.status is RunStatus.COMPLETED
+            and (not ops or r.op in ops) and (not profiles or r.profile in profiles)
+            and (since is None or since.admits(r.run)) and (until_run is None or r.run.id <= until_run)]
+    runs = {r.run.id: r.run for r in rows}
     return History(runs=[runs[k] for k in sorted(runs)], rows=rows)
 
 
@@ -153,7 +143,7 @@ def left_out(store: Store, target: str | None, ops: tuple[str, ...] = (), profil
     why: dict[str, int] = {}
     for run in store.runs_with_outcomes(target):
         reason = next((name for name, applies in LEFT_OUT if applies(run)), None)
-        if reason is None and since is not None and not since.admits({"run": run.id, "started_at": run.started_at}):
+        if reason is None and since is not None and not since.admits(run):
             reason = "before --since"
         if reason is None and (ops or profiles):
             reason = "other ops or profiles than asked"
@@ -182,14 +172,22 @@ def _check_names(kind: str, given: tuple[str, ...], known: set[str]) -> None:
             raise TeethError(f"unknown {kind} {name!r}; {kind}s with history: {shown or 'none'}")
 
 
+def history_row(point: KillRate) -> dict[str, Any]:
+    """One point as `--format json` and `--format csv` show it: the keys of FIELDS (`dirty` 0 or 1, as stored)."""
+    run = point.run
+    return {"run": run.id, "target": run.target, "started_at": run.started_at, "commit": run.commit,
+            "dirty": None if run.dirty is None else int(run.dirty), "run_status": run.status.value, "op": point.op,
+            "profile": point.profile, **{c: point.counts[c] for c in COUNTS}, "kill_rate": point.kill_rate}
+
+
 def history_json(history: History) -> str:
     """One object per (run, op, profile), oldest run first: the rows `--format json` prints."""
-    return json.dumps([{k: row.get(k) for k in FIELDS} for row in history.rows], indent=2)
+    return json.dumps([history_row(row) for row in history.rows], indent=2)
 
 
 def history_csv(history: History) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(history.rows)
+    writer.writerows(history_row(row) for row in history.rows)
     return out.getvalue()

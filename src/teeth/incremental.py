@@ -124,13 +124,14 @@ class OutcomeCache:
         flaky = self.store.flaky_tests(self.target.name, profile.name)  # a kill by one of them is no evidence
         reused, remaining = [], []
         for mutant in mutants:
-            row = latest.get(mutant.id)
-            if mutant.skip or row is None or row["killed_by"] in flaky or \
-                    row["cache_key"] != self.key(mutant, profile, row["status"], row["killed_by"]):
+            stored = latest.get(mutant.id)
+            outcome = stored.outcome if stored is not None else None
+            if mutant.skip or outcome is None or outcome.killed_by in flaky or \
+                    outcome.cache_key != self.key(mutant, profile, outcome.status, outcome.killed_by):
                 remaining.append(mutant)
                 continue
-            origin = row["reused_from"] or row["run_id"]
-            detail = row["detail"] if row["reused_from"] else \
-                f"reused from run {origin}" + (f": {row['detail']}" if row["detail"] else "")
-            reused.append(Outcome.from_row(row).replace(detail=detail, reused_from=origin))
+            origin = outcome.reused_from or stored.run.id
+            detail = outcome.detail if outcome.reused_from else \
+                f"reused from run {origin}" + (f": {outcome.detail}" if outcome.detail else "")
+            reused.append(outcome.replace(detail=detail, reused_from=origin))
         return reused, remaining

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from teeth.records import Matrix, MatrixEntry
 from teeth.store import Store
 
 
-def failing(verdicts: dict[str, dict]) -> list[str]:
-    """The tests of one mutant's matrix (test -> {check, detail}) that failed under it: each one kills it."""
-    return [test for test, verdict in verdicts.items() if verdict["check"] is not None]
+def failing(verdicts: Mapping[str, MatrixEntry]) -> list[str]:
+    """The tests of one mutant's matrix (test -> its verdict) that failed under it: each one kills it."""
+    return [test for test, verdict in verdicts.items() if verdict.failed]
 
 
 def compact(tests: list[str]) -> str:
@@ -22,13 +24,13 @@ def compact(tests: list[str]) -> str:
                      for head, cases in groups.items())
 
 
-def tally(verdicts: dict[str, dict]) -> str:
+def tally(verdicts: Mapping[str, MatrixEntry]) -> str:
     """`5 failed, 1 passed of 6 that execute it`."""
     failed = len(failing(verdicts))
     return f"{failed} failed, {len(verdicts) - failed} passed of {len(verdicts)} that execute it"
 
 
-def matrix_lines(matrix: dict[str, dict[str, dict[str, dict]]]) -> list[str]:
+def matrix_lines(matrix: Matrix) -> list[str]:
     """`teeth show`: per profile of one mutant's matrix (Store.kill_matrix for one mutant), the tally, then the
     failing tests (with their check and reason) and the passing ones."""
     lines = []
@@ -36,9 +38,9 @@ def matrix_lines(matrix: dict[str, dict[str, dict[str, dict]]]) -> list[str]:
         for profile, verdicts in profiles.items():
             lines.append(f"kill matrix [{profile}]: {tally(verdicts)}")
             for test, verdict in verdicts.items():
-                if verdict["check"] is not None:
-                    lines.append(f"  failed: {test} ({verdict['check']}): {verdict['detail'] or ''}".rstrip(": "))
-            lines += [f"  passed: {test}" for test, verdict in verdicts.items() if verdict["check"] is None]
+                if verdict.failed:
+                    lines.append(f"  failed: {test} ({verdict.check}): {verdict.detail or ''}".rstrip(": "))
+            lines += [f"  passed: {test}" for test, verdict in verdicts.items() if not verdict.failed]
     return lines
 
 
@@ -56,7 +58,7 @@ class TestKills:
                 "kills_alone": sorted(self.alone)}
 
 
-def by_test(matrix: dict[str, dict[str, dict[str, dict]]]) -> list[TestKills]:
+def by_test(matrix: Matrix) -> list[TestKills]:
     """The matrix turned around: per test (and profile, when there are several), the mutants it kills and those it
     alone kills; most kills alone first, then most kills, then by name."""
     profiles = {p for per_profile in matrix.values() for p in per_profile}
@@ -68,7 +70,7 @@ def by_test(matrix: dict[str, dict[str, dict[str, dict]]]) -> list[TestKills]:
                 name = f"{test} [{profile}]" if len(profiles) > 1 else test
                 row = found.setdefault(name, TestKills(name))
                 row.executes.add(mutant)
-                if verdict["check"] is not None:
+                if verdict.failed:
                     row.kills.add(mutant)
                     if killers == [test]:
                         row.alone.add(mutant)

@@ -226,7 +226,7 @@ class Lab:
         by_id = {m.id: m for m in mutants}
         reused, mutants = self.cache.partition(profile, mutants)
         if reused:
-            self.store.record_outcomes(run_id, [outcome.row(profile.name) for outcome in reused])
+            self.store.record_outcomes(run_id, profile.name, reused)
             for outcome in reused:
                 self.progress.advance(by_id[outcome.mutant_id], outcome.status, measured=False)
         if not mutants or (self.cache.reuse and all(m.skip for m in mutants)):  # nothing needs a test: no worker
@@ -358,14 +358,13 @@ class Lab:
         return scenarios, immediate
 
     def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:
-        rows = []
+        keyed = []
         for mutant, outcome in pairs:
             if announce:
                 self.progress.advance(mutant, outcome.status, measured=False)
-            key = self.cache.key(mutant, profile, outcome.status, outcome.killed_by)
-            rows.append(outcome.replace(cache_key=key).row(profile.name))
-        if rows:
-            self.store.record_outcomes(run_id, rows)
+            keyed.append(outcome.replace(cache_key=self.cache.key(mutant, profile, outcome.status, outcome.killed_by)))
+        if keyed:
+            self.store.record_outcomes(run_id, profile.name, keyed)
         matrices = {outcome.mutant_id: outcome.matrix for _, outcome in pairs if outcome.matrix is not None}
         if matrices:
             self.store.record_matrix(run_id, profile.name, matrices)

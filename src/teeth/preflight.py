@@ -52,7 +52,7 @@ def choose_mutants(mutants: list, db: Path, target_name: str, ids: list[str], on
         if latest is None:
             raise ConfigError(f"--only {'/'.join(only)}: no whole `teeth run` of target {target_name} in {db}")
         present = {m.id for m in mutants}
-        chosen |= {row["mutant_id"] for row in store.results(latest.id)
-                   if row["status"] in only and row["mutant_id"] in present}
+        chosen |= {row.mutant.id for row in store.results(latest.id)
+                   if row.status in only and row.mutant.id in present}
         store.close()
     return chosen

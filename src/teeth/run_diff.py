@@ -10,6 +10,7 @@ from pathlib import Path
 from teeth.core import Status
 from teeth.errors import TeethError
 from teeth.kill_matrix import compact, failing
+from teeth.records import Result, Run
 from teeth.store import Store
 
 
@@ -18,8 +19,8 @@ class RunSide:
     """One side of a diff: a run of a database, with its outcomes by (mutant, profile) and their killing tests."""
 
     label: str
-    run: dict
-    rows: dict[tuple[str, str], dict]
+    run: Run
+    rows: dict[tuple[str, str], Result]
     killers: dict[tuple[str, str], list[str]]
 
 
@@ -33,13 +34,14 @@ def parse_side(text: str, default_db: Path) -> tuple[Path, str]:
     return Path(db), run
 
 
-def load_side(store: Store, run: dict, label: str) -> RunSide:
-    rows = {(r["mutant_id"], r["profile"]): r for r in store.results(run.id)}
+def load_side(store: Store, run: Run, label: str) -> RunSide:
+    rows = {r.key: r for r in store.results(run.id)}
     matrix = store.kill_matrix(run.id)
     killers = {}
     for key, row in rows.items():
         full = failing(matrix.get(key[0], {}).get(key[1], {}))
-        killers[key] = full or ([row["killed_by"]] if row["killed_by"] and Status(row["status"]).caught else [])
+        killed_by = row.outcome.killed_by
+        killers[key] = full or ([killed_by] if killed_by and row.status.caught else [])
     return RunSide(label, run, rows, killers)
 
 
@@ -62,26 +64,27 @@ class RunDiff:
                            "only_in_a": self.only_a, "only_in_b": self.only_b}, indent=2)
 
 
-def _entry(row: dict, **more) -> dict:
-    return {"mutant_id": row["mutant_id"], "mutant": row["mutant_id"],  # `mutant`: the old key, until teeth 0.2.0
-            "profile": row["profile"], "file": row["file"], "line": row["line"],
-            "operator": row["operator"], **more}
+def _entry(row: Result, **more) -> dict:
+    """A mutant of the diff as its JSON and its lines show it."""
+    m = row.mutant
+    return {"mutant_id": m.id, "mutant": m.id,  # `mutant`: the old key, until teeth 0.2.0
+            "profile": row.profile, "file": m.file, "line": m.line, "operator": m.operator, **more}
 
 
 def diff_runs(a: RunSide, b: RunSide) -> RunDiff:
     found = RunDiff(a, b)
-    for key in sorted(a.rows.keys() | b.rows.keys(), key=lambda k: ((a.rows.get(k) or b.rows[k])["file"],
-                                                                    (a.rows.get(k) or b.rows[k])["line"], k)):
+    for key in sorted(a.rows.keys() | b.rows.keys(), key=lambda k: ((a.rows.get(k) or b.rows[k]).mutant.file,
+                                                                    (a.rows.get(k) or b.rows[k]).mutant.line, k)):
         before, after = a.rows.get(key), b.rows.get(key)
         if before is None:
-            found.only_b.append(_entry(after, status=after["status"]))
+            found.only_b.append(_entry(after, status=after.status.value))
             continue
         if after is None:
-            found.only_a.append(_entry(before, status=before["status"]))
+            found.only_a.append(_entry(before, status=before.status.value))
             continue
-        if before["status"] == after["status"]:
+        if before.status == after.status:
             continue
-        was, now = Status(before["status"]), Status(after["status"])
+        was, now = before.status, after.status
         entry = _entry(after, a=was.value, b=now.value, killed_by_a=a.killers[key], killed_by_b=b.killers[key])
         found.changed.append(entry)
         if was.surviving and now.caught:

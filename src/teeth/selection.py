@@ -25,6 +25,7 @@ from teeth.coverage_map import line_ranges
 from teeth.errors import TeethError
 from teeth.functions import function_index
 from teeth.incremental import OutcomeCache
+from teeth.records import TestRecord
 from teeth.sources import read_source
 
 MODULE = "<module>"
@@ -91,17 +92,17 @@ def mutated_keys(mutants: list) -> set[str] | None:
     return keys
 
 
-def choose(collected: list[str], recorded: dict[str, dict], now: Fingerprints, mutated: set[str],
+def choose(collected: list[str], recorded: dict[str, TestRecord], now: Fingerprints, mutated: set[str],
            test_key) -> tuple[list[str], dict[str, int]]:
     """The collected tests the baseline must run, and why each was chosen (counts by reason)."""
     chosen, why = [], {"covers a mutated function": 0, "covers changed code": 0, "new or changed test": 0}
     for test in collected:
         record = recorded.get(test)
-        if record is None or record["test_key"] != test_key(test):
+        if record is None or record.test_key != test_key(test):
             reason = "new or changed test"
-        elif mutated.intersection(record["covers"]):
+        elif mutated.intersection(record.covers):
             reason = "covers a mutated function"
-        elif any(now.by_key.get(key) != sha for key, sha in record["covers"].items()):
+        elif any(now.by_key.get(key) != sha for key, sha in record.covers.items()):
             reason = "covers changed code"
         else:
             continue

@@ -134,20 +134,16 @@ def merge(paths: list[Path], into: Path, target: str | None = None) -> int:
     for shard in shards:  # machine time: summed over the shards
         for stage, seconds in (shard.run.timings or {}).items():
             timings[stage] = timings.get(stage, 0.0) + seconds
-    rows = [s.store.run_rows(s.run.id) for s in shards]  # everything read before the target database is opened
-    mutants = [m for shard_mutants, _, _ in rows for m in shard_mutants]
-    outcomes = [o for _, shard_outcomes, _ in rows for o in shard_outcomes]
-    tests = [t for _, _, shard_tests in rows for t in shard_tests]
-    matrix = [r for s in shards for r in s.store.matrix_rows(s.run.id)]  # --full-matrix: each shard's, joined
-    counts = {s: sum(1 for o in outcomes if o["status"] == s) for s in STATUSES}
+    # everything read before the target database is opened
+    results = [r for s in shards for r in s.store.results(s.run.id)]
+    tests = [t for s in shards for t in s.store.tests(s.run.id)]
+    matrix = {m: per_profile for s in shards for m, per_profile in s.store.kill_matrix(s.run.id).items()}
+    counts = {s: sum(1 for r in results if r.status == s) for s in STATUSES}
     made = first.run.totals or {}
     counts.update({k: made[k] for k in ("arid", "duplicates", "unviable") if k in made})
-    notes = list(dict.fromkeys(n for s in shards for n in s.run.notes))  # each once
-    return Store(into).add_run({
-        "target": first.run.target, "started_at": min(s.run.started_at for s in shards),
-        "finished_at": now(), "status": RunStatus.COMPLETED.value, "commit": first.run.commit,
-        "dirty": first.run.dirty, "profiles": json.dumps(first.run.profiles),
-        "operators": json.dumps(first.run.operators), "versions": json.dumps(first.run.versions),
-        "options": json.dumps(options), "timings": json.dumps(timings),
-        "totals": json.dumps(counts), "notes": json.dumps(notes) if notes else None},
-        mutants, outcomes, tests, matrix=matrix)
+    notes = tuple(dict.fromkeys(n for s in shards for n in s.run.notes))  # each once
+    return Store(into).add_run(Run(
+        id=0, target=first.run.target, started_at=min(s.run.started_at for s in shards), finished_at=now(),
+        status=RunStatus.COMPLETED, commit=first.run.commit, dirty=first.run.dirty, profiles=first.run.profiles,
+        operators=first.run.operators, versions=first.run.versions, options=options, timings=timings,
+        totals=counts, notes=notes), results, tests, matrix=matrix)

@@ -6,14 +6,18 @@ import json
 import os
 import socket
 import sqlite3
+from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 import sqlite_utils
 
-from teeth.core import Status, counts_sql, kill_rate, kill_rate_sql
+from teeth.core import Outcome, Status, counts_sql
 from teeth.errors import TeethError
-from teeth.records import Run, RunStatus, run_of
+from teeth.records import (ExecutingTests, KillRate, Matrix, MatrixEntry, Mutant, MutantOutcome, OutcomeFilter,
+                           Result, Run, RunStatus, TestRecord, kill_rate_of, matrix_rows, mutant_of, mutant_row,
+                           outcome_of, outcome_row, result_of, run_of, run_row, record_of_test, row_of_test)
 from teeth.store_opening import (make_folder, migration_lock, open_for_writing, open_read_only,
                                  require_teeth_tables, retry_while_locked, write_transaction)
 from teeth.store_schema import SCHEMA_VERSION, run_columns, upgrade
@@ -97,54 +101,44 @@ class Store:
         known = self.run(run_id).protection
         self.db["runs"].update(run_id, {"protection": json.dumps({**known, profile: protection})})
 
-    def record_mutants(self, mutants) -> None:
-        self.db["mutants"].upsert_all(({
-            "id": m.id, "target": m.target, "file": m.file, "line": m.line, "end_line": m.end_line,
-            "function": m.function, "op": m.op, "operator": m.operator, "original": m.original,
-            "replacement": m.replacement, "diff": m.diff, "skip": m.skip, "path": getattr(m, "path", None),
-        } for m in mutants), pk="id")
+    def record_mutants(self, mutants: Iterable[Mutant]) -> None:
+        """Mutants as stored, or as discovered (`teeth.discover.Mutant` has the same fields, and more)."""
+        self.db["mutants"].upsert_all((mutant_row(m) for m in mutants), pk="id")
 
-    def record_outcomes(self, run_id: int, rows: list[dict]) -> None:
-        self.db["outcomes"].upsert_all(({"run_id": run_id, **row} for row in rows),
+    def record_outcomes(self, run_id: int, profile: str, outcomes: Iterable[Outcome]) -> None:
+        self.db["outcomes"].upsert_all(({"run_id": run_id, **outcome_row(o, profile)} for o in outcomes),
                                        pk=("run_id", "mutant_id", "profile"))
 
     def record_tests(self, run_id: int, profile: str, tests: dict[str, dict], covers: dict | None = None,
                      test_keys: dict | None = None, profile_key: str | None = None, lines: dict | None = None) -> None:
-        self.db["tests"].upsert_all(({
-            "run_id": run_id, "profile": profile, "test": test, "duration": record["duration"],
-            "failure": json.dumps(record["failure"]) if record["failure"] else None,
-            "covers": json.dumps(covers[test]) if covers is not None else None,
-            "lines": json.dumps(lines[test]) if lines is not None else None,
-            "test_key": (test_keys or {}).get(test), "profile_key": profile_key,
-        } for test, record in tests.items()), pk=("run_id", "profile", "test"))
+        """A baseline's tests (`{test: {duration, failure}}` as the worker reports them), with what each covered and
+        executed and their keys."""
+        self.db["tests"].upsert_all((row_of_test(TestRecord(
+            run_id=run_id, profile=profile, test=test, duration=record["duration"], failure=record["failure"] or None,
+            covers=covers[test] if covers is not None else None, lines=lines[test] if lines is not None else None,
+            test_key=(test_keys or {}).get(test), profile_key=profile_key)) for test, record in tests.items()),
+            pk=("run_id", "profile", "test"))
 
     def record_matrix(self, run_id: int, profile: str, matrices: dict[str, list[list]]) -> None:
         """`--full-matrix`: per mutant, every test it ran as [test, check or None (passed), detail]."""
-        self.db["matrix"].upsert_all(({"run_id": run_id, "mutant_id": mutant, "profile": profile, "test": test,
-                                       "check": check, "detail": detail}
-                                      for mutant, rows in matrices.items() for test, check, detail in rows),
+        matrix = {mutant: {profile: {test: MatrixEntry(check, detail) for test, check, detail in rows}}
+                  for mutant, rows in matrices.items()}
+        self.db["matrix"].upsert_all(({"run_id": run_id, **row} for row in matrix_rows(matrix)),
                                      pk=("run_id", "mutant_id", "profile", "test"))
 
-    def kill_matrix(self, run_id: int, mutant_id: str | None = None) -> dict[str, dict[str, dict[str, dict]]]:
-        """A run's full matrix: mutant -> profile -> test -> {check, detail} (check None: the test passed); empty for
-        a run without `--full-matrix`."""
+    def kill_matrix(self, run_id: int, mutant_id: str | None = None) -> Matrix:
+        """A run's full matrix: mutant -> profile -> test -> its verdict (check None: the test passed); empty for a
+        run without `--full-matrix`."""
         where, params = "run_id = ?", [run_id]
         if mutant_id is not None:
             where, params = where + " and mutant_id = ?", params + [mutant_id]
-        found: dict[str, dict[str, dict[str, dict]]] = {}
+        found: dict[str, dict[str, dict[str, MatrixEntry]]] = {}
         if not self.db["matrix"].exists():
             return found
         for r in self.db["matrix"].rows_where(where, params, order_by="mutant_id, profile, test"):
-            found.setdefault(r["mutant_id"], {}).setdefault(r["profile"], {})[r["test"]] = {
-                "check": r["check"], "detail": r["detail"]}
+            found.setdefault(r["mutant_id"], {}).setdefault(r["profile"], {})[r["test"]] = MatrixEntry(
+                r["check"], r["detail"])
         return found
-
-    def matrix_rows(self, run_id: int) -> list[dict]:
-        """A run's full-matrix rows, as stored (what `teeth merge` copies)."""
-        if not self.db["matrix"].exists():
-            return []
-        return [dict(r) for r in self.db["matrix"].rows_where("run_id = ?", [run_id],
-                                                               order_by="mutant_id, profile, test")]
 
     def finish_run(self, run_id: int, status: RunStatus, timings: dict, totals: dict, notes: list[str] = ()) -> None:
         """`notes`: what the run found about the suite, shown again by `teeth results`."""
@@ -152,19 +146,26 @@ class Store:
                                         "totals": json.dumps(totals), "notes": json.dumps(list(notes)) if notes
                                         else None})
 
-    def add_run(self, run: dict, mutants: list[dict], outcomes: list[dict], tests: list[dict], then=None,
-                matrix: list[dict] | None = None) -> int:
-        """A whole run recorded elsewhere (shards being merged, a pushed run): its row (JSON columns as text), mutants,
-        outcomes and baseline tests, in one transaction; `then(run_id)` writes more in it. Nothing stays on failure."""
+    def add_run(self, run: Run, results: list[Result], tests: list[TestRecord], then=None,
+                matrix: Matrix | None = None, mutants: bool = True) -> int:
+        """A whole run recorded elsewhere (shards being merged, a pushed run): the run (its id is the new row's; its
+        kind and filters are read from its options), its results (mutants too, unless `mutants` is False) and
+        baseline tests, in one transaction; `then(run_id)` writes more in it. Nothing stays on failure."""
         run_id = None
         try:
             with write_transaction(self.db):
-                run_id = self.db["runs"].insert({**run, **run_columns(json.loads(run.get("options") or "{}"))}).last_pk
-                self.db["mutants"].upsert_all(mutants, pk="id")
-                self.record_outcomes(run_id, outcomes)
-                self.db["tests"].upsert_all(({**t, "run_id": run_id} for t in tests), pk=("run_id", "profile", "test"))
+                run_id = self.db["runs"].insert({**run_row(run), **run_columns(run.options)}).last_pk
+                if mutants:
+                    self.record_mutants({r.mutant.id: r.mutant for r in results}.values())
+                by_profile: dict[str, list[Outcome]] = {}
+                for r in results:
+                    by_profile.setdefault(r.profile, []).append(r.outcome)
+                for profile, outcomes in by_profile.items():
+                    self.record_outcomes(run_id, profile, outcomes)
+                self.db["tests"].upsert_all((row_of_test(replace(t, run_id=run_id)) for t in tests),
+                                            pk=("run_id", "profile", "test"))
                 if matrix:
-                    self.db["matrix"].upsert_all(({**r, "run_id": run_id} for r in matrix),
+                    self.db["matrix"].upsert_all(({**r, "run_id": run_id} for r in matrix_rows(matrix)),
                                                  pk=("run_id", "mutant_id", "profile", "test"))
                 if then is not None:
                     then(run_id)
@@ -220,15 +221,14 @@ class Store:
         rows = self.db.query(f"select r.* from runs r where {' and '.join(where)} order by r.id desc limit 1", params)
         return next((run_of(row) for row in rows), None)
 
-    def test_records(self, target: str, profile: str, profile_key: str) -> dict[str, dict]:
+    def test_records(self, target: str, profile: str, profile_key: str) -> dict[str, TestRecord]:
         """Each test's newest passing baseline record of `target` under this profile and profile key."""
-        sql = """select t.test, t.covers, t.test_key from tests t join (
+        sql = """select t.* from tests t join (
                    select t2.test, max(t2.run_id) as run_id from tests t2 join runs r on r.id = t2.run_id
                    where r.target = ? and t2.profile = ? and t2.profile_key = ? and t2.covers is not null
                      and t2.failure is null group by t2.test) newest
                  on t.test = newest.test and t.run_id = newest.run_id and t.profile = ?"""
-        return {row["test"]: {"covers": json.loads(row["covers"]), "test_key": row["test_key"]}
-                for row in self.db.query(sql, [target, profile, profile_key, profile])}
+        return {row["test"]: record_of_test(row) for row in self.db.query(sql, [target, profile, profile_key, profile])}
 
     def kill_history(self, target: str, profile: str) -> list[tuple[str, str, str, str]]:
         """(mutant, file, function, killing test) of every kill of `target` under `profile`, oldest run first."""
@@ -248,7 +248,8 @@ class Store:
             f"run_id = ? and reused_from is null and status in ({', '.join('?' * len(ran))})", [run_id, *ran])
 
     def outcome_counts(self, run_id: int) -> dict[str, int]:
-        """How many of a run's outcomes have each status (every status, 0 included)."""
+        """How many of a run's outcomes have each status (every status, 0 included): a tally, as `Run.totals` keeps
+        it, not a row."""
         row = next(self.db.query(f"select {counts_sql()} from outcomes o where o.run_id = ?", [run_id]))
         return {status.value: row[status] or 0 for status in Status}
 
@@ -260,16 +261,18 @@ class Store:
                and """ + WHOLE_RUN.format(runs="runs") + " order by id desc limit 1", [target, commit])
         return next((run_of(r) for r in rows), None)
 
-    def newest_keyed_outcomes(self, profile: str, mutant_ids: list[str]) -> dict[str, dict]:
-        """The newest outcome with a cache key of each of these mutants under a profile."""
-        found: dict[str, dict] = {}
+    def newest_keyed_outcomes(self, profile: str, mutant_ids: list[str]) -> dict[str, MutantOutcome]:
+        """The newest outcome with a cache key of each of these mutants under a profile, by mutant id."""
+        found: dict[str, MutantOutcome] = {}
+        runs: dict[int, Run] = {}
         for start in range(0, len(mutant_ids), 500):
             chunk = mutant_ids[start:start + 500]
             marks = ", ".join("?" * len(chunk))
             sql = f"""select * from outcomes where profile = ? and cache_key is not null and mutant_id in ({marks})
                       order by run_id"""
             for row in self.db.query(sql, [profile, *chunk]):
-                found[row["mutant_id"]] = dict(row)
+                run = runs.get(row["run_id"]) or runs.setdefault(row["run_id"], self.run(row["run_id"]))
+                found[row["mutant_id"]] = MutantOutcome(run, profile, outcome_of(row))
         return found
 
     def flaky_tests(self, target: str, profile: str) -> set[str]:
@@ -279,30 +282,24 @@ class Store:
                  and json_valid(t.failure) and json_extract(t.failure, '$.flaky')"""
         return {row["test"] for row in self.db.query(sql, [target, profile])}
 
-    def run_rows(self, run_id: int) -> tuple[list[dict], list[dict], list[dict]]:
-        """A run's mutants, outcomes and baseline tests, as rows (what `teeth merge` and `teeth push` copy)."""
-        mutants = [dict(r) for r in self.db.query(
-            """select m.* from mutants m where m.id in (select mutant_id from outcomes where run_id = ?)
-               and m.target = (select target from runs where id = ?) order by m.id""", [run_id, run_id])]
-        outcomes = [dict(r) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id],
-                                                                    order_by="mutant_id, profile")]
-        tests = [dict(r) for r in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
-        return mutants, outcomes, tests
+    def tests(self, run_id: int) -> list[TestRecord]:
+        """The tests a run's baselines ran, as recorded (what `teeth merge` and `teeth push` copy)."""
+        return [record_of_test(r)
+                for r in self.db["tests"].rows_where("run_id = ?", [run_id], order_by="profile, test")]
 
     def done_keys(self, run_id: int) -> set[tuple[str, str]]:
         return {(r["mutant_id"], r["profile"]) for r in self.db["outcomes"].rows_where("run_id = ?", [run_id])}
 
-    def results(self, run_id: int, status: str | None = None) -> list[dict]:
-        sql = """select m.id as mutant_id, r.target, m.file, m.line, m.function, m.op, m.operator, o.profile,
-                        o.status, o.killed_by, o."check", o.duration, o.tests_run, o.detail, o.why, o.signal,
-                        o.failure, m.original,
-                        m.replacement, m.skip
-                 from outcomes o join runs r on r.id = o.run_id
+    def results(self, run_id: int, only: OutcomeFilter = OutcomeFilter()) -> list[Result]:
+        """A run's outcomes with their mutants (of the statuses `only` names), by file, line, mutant and profile."""
+        statuses = [s.value for s in only.statuses]
+        sql = """select m.*, o.* from outcomes o join runs r on r.id = o.run_id
                  join mutants m on m.id = o.mutant_id and m.target = r.target
-                 where o.run_id = ?""" + (" and o.status = ?" if status else "") + " order by m.file, m.line, m.id"
-        return [dict(row) for row in self.db.query(sql, [run_id, status] if status else [run_id])]
+                 where o.run_id = ?""" + (f" and o.status in ({', '.join('?' * len(statuses))})" if statuses else "") \
+            + " order by m.file, m.line, m.id, o.profile"
+        return [result_of(row) for row in self.db.query(sql, [run_id, *statuses])]
 
-    def baseline_tests(self, run_id: int) -> list[dict]:
+    def baseline_tests(self, run_id: int) -> list[TestRecord]:
         """The tests a run's baselines ran (profile, test, covers), oldest profile first; for a profile whose
         baseline did not run (every outcome reused), the newest earlier baseline of the same target and profile."""
         run = self.run(run_id)
@@ -312,34 +309,35 @@ class Store:
                 """select max(t.run_id) from tests t join runs r on r.id = t.run_id
                    where r.target = ? and t.profile = ? and t.run_id <= ?""",
                 [run.target, profile, run_id]).fetchone()[0]
-            found += [{"profile": row["profile"], "test": row["test"],
-                       "covers": json.loads(row["covers"]) if row["covers"] else {}}
-                      for row in self.db.query("select profile, test, covers from tests where run_id = ? and "
-                                               "profile = ? order by test", [source, profile])]
+            found += [record_of_test(row) for row in self.db.query("select * from tests where run_id = ? and "
+                                                            "profile = ? order by test", [source, profile])]
         return found
 
-    def kill_rates(self, run_id: int, by: tuple[str, ...] = ("op", "profile")) -> list[dict]:
+    def kill_rates(self, run_id: int, by: tuple[str, ...] = ("op", "profile")) -> list[KillRate]:
         columns = ", ".join({"op": "m.op", "profile": "o.profile", "check": 'o."check"',
                              "operator": "m.operator"}[b] + f" as {b}" for b in by)
         groups = ", ".join(str(i + 1) for i in range(len(by)))
-        sql = f"""select {columns}, {counts_sql()}, {kill_rate_sql()} as kill_rate
+        sql = f"""select {columns}, {counts_sql()}
                   from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
                   and m.target = r.target where o.run_id = ? group by {groups} order by {groups}"""
-        return [dict(r) for r in self.db.query(sql, [run_id])]
+        return [kill_rate_of(r, by) for r in self.db.query(sql, [run_id])]
 
-    def mutant(self, mutant_id: str) -> dict | None:
+    def mutant(self, mutant_id: str) -> Mutant | None:
         matches = list(self.db["mutants"].rows_where("substr(id, 1, ?) = ?", [len(mutant_id), mutant_id],
                                                        limit=2))  # a literal prefix: no LIKE wildcards
         if len(matches) > 1:
             raise TeethError(f"mutant id {mutant_id!r} is ambiguous; give more characters")
-        return matches[0] if matches else None
+        return mutant_of(matches[0]) if matches else None
 
-    def outcomes_of(self, mutant_id: str) -> list[dict]:
-        return [dict(r) for r in self.db.query(
-            """select o.*, r.started_at, r."commit", r.kind, r.shard, r.mutant_filter from outcomes o join runs r on r.id = o.run_id
-               where o.mutant_id = ? order by o.run_id desc, o.profile""", [mutant_id])]
+    def outcomes_of(self, mutant_id: str) -> list[MutantOutcome]:
+        """The mutant's outcome in every run that measured it, newest run first."""
+        runs: dict[int, Run] = {}
+        return [MutantOutcome(runs.get(r["run_id"]) or runs.setdefault(r["run_id"], self.run(r["run_id"])),
+                              r["profile"], outcome_of(r))
+                for r in self.db.query("select o.* from outcomes o where o.mutant_id = ? "
+                                       "order by o.run_id desc, o.profile", [mutant_id])]
 
-    def tests_executing(self, target: str, file: str, lines: range) -> dict[str, dict]:
+    def tests_executing(self, target: str, file: str, lines: range) -> list[ExecutingTests]:
         """Per profile: the newest run of `target` that recorded line coverage, and its passing baseline tests that
         executed any of `lines` of `file` (a display path), by name."""
         from teeth.coverage_map import parse_ranges
@@ -347,12 +345,12 @@ class Store:
         newest = self.db.query(
             """select t.profile, max(t.run_id) as run_id from tests t join runs r on r.id = t.run_id
                where r.target = ? and t.lines is not null group by t.profile order by t.profile""", [target])
-        found = {}
+        found = []
         for row in list(newest):
             tests = [t["test"] for t in self.db.query(
                 "select test, lines from tests where run_id = ? and profile = ? and failure is null order by test",
                 [row["run_id"], row["profile"]]) if parse_ranges(json.loads(t["lines"]).get(file, "")) & set(lines)]
-            found[row["profile"]] = {"run_id": row["run_id"], "tests": tests}
+            found.append(ExecutingTests(row["profile"], row["run_id"], tuple(tests)))
         return found
 
     def run_targets(self) -> list[str]:
@@ -364,27 +362,18 @@ class Store:
             (" and r.target = ?" if target else "") + " order by r.id"
         return [run_of(r) for r in self.db.query(sql, [target] if target else [])]
 
-    def kill_rate_history(self, target: str | None = None) -> list[dict]:
-        """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first."""
-        sql = f"""select r.id as run, r.target, r.started_at, r."commit", r.dirty, r.status as run_status,
-                        m.op, o.profile, {counts_sql()}
+    def kill_rate_history(self, target: str | None = None) -> list[KillRate]:
+        """Outcome counts per (run, op, profile) for every run with outcomes of whole ops, oldest run first; each
+        with its `run`."""
+        sql = f"""select r.id as run_id, m.op, o.profile, {counts_sql()}
                  from outcomes o join runs r on r.id = o.run_id
                  join mutants m on m.id = o.mutant_id and m.target = r.target
                  where """ + WHOLE_OP_RATES.format(runs="r") + (" and r.target = ? " if target else " ") + \
-            "group by r.id, m.op, o.profile order by 1, 7, 8"
-        rows = [dict(r) for r in self.db.query(sql, [target] if target else [])]
-        for row in rows:
-            row["kill_rate"] = kill_rate(row)
-        return rows
-
-    def report_rows(self, run_id: int) -> list[dict]:
-        """A run's outcomes with their mutants' span and diff: what the HTML report draws."""
-        return [dict(r) for r in self.db.query(
-            """select m.id as mutant_id, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
-                      m.replacement, m.diff, m.skip, o.profile, o.status, o.killed_by, o."check", o.detail, o.why,
-                      o.signal, o.failure
-               from outcomes o join runs r on r.id = o.run_id join mutants m on m.id = o.mutant_id
-               and m.target = r.target where o.run_id = ? order by m.file, m.line, m.id, o.profile""", [run_id])]
+            "group by r.id, m.op, o.profile order by 1, 2, 3"
+        runs: dict[int, Run] = {}
+        return [kill_rate_of(r, ("op", "profile"), runs.get(r["run_id"]) or runs.setdefault(r["run_id"],
+                                                                                            self.run(r["run_id"])))
+                for r in self.db.query(sql, [target] if target else [])]
 
 
 def upgraded_copy(db: sqlite_utils.Database, version: int) -> sqlite_utils.Database:

@@ -3,6 +3,7 @@ gate that a change adding tests newly kills a required bug class."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from teeth.base_tests import BaseVersions
@@ -11,6 +12,7 @@ from teeth.core import Status
 from teeth.errors import ConfigError
 from teeth.kill_matrix import compact, failing, tally
 from teeth.operators import select_operators
+from teeth.records import MatrixEntry, Result
 from teeth.store import Store
 
 
@@ -37,12 +39,12 @@ class TestPolicy:
 class MutantReview:
     """One mutant the changed tests execute: its status under the base's tests and under the change's."""
 
-    row: dict  # Store.results row of the check run
+    result: Result  # of the check run
     base: str  # a status, or "new" (no outcome at the base)
     now: str
     killers: list[str]  # every test of the change that kills it (the full matrix)
     new_killers: list[str]  # those of them the change added or edited
-    verdicts: dict = field(default_factory=dict)  # test -> {check, detail}: the full matrix
+    verdicts: Mapping[str, MatrixEntry] = field(default_factory=dict)  # test -> its verdict: the full matrix
 
     @property
     def newly_killed(self) -> bool:
@@ -83,7 +85,7 @@ class TestReview:
         return [t for t in self.changed if not self.kills(t)]
 
     def required_new_kills(self, test: str | None = None) -> list[MutantReview]:
-        return [m for m in self.newly_killed if m.row["operator"] in self.policy.required
+        return [m for m in self.newly_killed if m.result.mutant.operator in self.policy.required
                 and (test is None or test in m.new_killers)]
 
 
@@ -98,7 +100,7 @@ def review(store: Store, run_id: int, scoped: set[str], added: list[str], edited
     base = {}
     at_base = at_base or BaseVersions()
     if base_run is not None:
-        base = {(r["mutant_id"], r["profile"]): r["status"] for r in store.results(base_run.id)}
+        base = {r.key: r.status for r in store.results(base_run.id)}
         source = f"base: outcomes of run {base_run.id} (the `teeth run` at the base commit)"
     else:
         source = (f"base: measured here, as the {len(added)} added test(s) absent" +
@@ -106,19 +108,19 @@ def review(store: Store, run_id: int, scoped: set[str], added: list[str], edited
                   " (no `teeth run` recorded at the base commit)")
     mutants = []
     for row in store.results(run_id):
-        if row["mutant_id"] not in scoped or row["status"] == Status.SKIPPED:
+        if row.mutant.id not in scoped or row.status == Status.SKIPPED:
             continue
-        verdicts = matrix.get(row["mutant_id"], {}).get(row["profile"], {})
-        killers = failing(verdicts) or ([row["killed_by"]] if row["killed_by"] and Status(row["status"]).caught
-                                        else [])
+        verdicts = matrix.get(row.mutant.id, {}).get(row.profile, {})
+        killed_by = row.outcome.killed_by
+        killers = failing(verdicts) or ([killed_by] if killed_by and row.status.caught else [])
         if base_run is not None:
-            then = base.get((row["mutant_id"], row["profile"]), "new")
+            then = base.get(row.key, "new")
         else:
-            key = (row["mutant_id"], row["profile"])
+            key = row.key
             kept = [t for t in verdicts if t not in changed]
             then = (Status.KILLED.value if any(t not in changed for t in killers) or key in at_base.kills
                     else Status.SURVIVED.value if kept or key in at_base.executes else Status.NO_COVERAGE.value)
-        mutants.append(MutantReview(row, then, row["status"], killers, [t for t in killers if t in changed], verdicts))
+        mutants.append(MutantReview(row, then, row.status, killers, [t for t in killers if t in changed], verdicts))
     found = TestReview(added, edited, source, mutants, policy, sorted(helpers or []))
     if policy.new_kills and found.changed and len(found.required_new_kills()) < policy.new_kills:
         named = [t for t in found.changed if not found.required_new_kills(t)]
@@ -136,10 +138,9 @@ def review_lines(found: TestReview) -> list[str]:
     lines = [f"  tests: {len(found.added)} added, {len(found.edited)} edited; {found.base_source}",
              f"  mutants their lines execute: {len(found.mutants)}; newly killed: {len(found.newly_killed)}"]
     for m in found.newly_killed:
-        r = m.row
-        change = " ".join(f"{r['original']} -> {r['replacement']}".split())
-        lines.append(f"  newly killed: {r['file']}:{r['line']} {r['mutant_id']} {r['operator']} [{r['profile']}] "
-                     f"({m.base} under the base): {change[:80]}")
+        r = m.result.mutant
+        lines.append(f"  newly killed: {r.file}:{r.line} {r.id} {r.operator} [{m.result.profile}] "
+                     f"({m.base} under the base): {r.change[:80]}")
         if m.verdicts:
             lines.append(f"    {tally(m.verdicts)}")
         lines.append(f"    killed by {compact(m.new_killers)}")

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from teeth.serve.store import ServeStore
+from tests.helpers.mutants import record_outcome_rows
 
 OPERATORS = ("zero_storage_offset", "wrong_slice_start", "whole_batch")
 PROFILES = ("cpu", "torch_cpu_fp32")
@@ -42,7 +43,7 @@ def record_run(db: Path, target: str = "rows", mutants: int = 12, survivors: int
                              "check": None if status == "survived" else "behaviour", "duration": 0.01,
                              "tests_run": 1, "test_seconds": 0.005, "detail": None})
     store.record_mutants(records)
-    store.record_outcomes(run_id, outcomes)
+    record_outcome_rows(store, run_id, outcomes)
     for profile in PROFILES:
         store.record_tests(run_id, profile, {"tests/test_rows.py::test_rows": {"duration": 0.01, "failure": None}},
                            covers={"tests/test_rows.py::test_rows": {"rows.py::take_rows": "f00d"}},

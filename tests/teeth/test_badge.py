@@ -11,6 +11,7 @@ from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit
 
 from teeth.report import badge
 from teeth.store import Store
+from tests.helpers.mutants import record_outcome_rows
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -51,7 +52,7 @@ def test_the_badge_shows_the_run_teeth_results_lists_or_says_it_has_no_outcome(t
     measured = store.start_run("rows", ["cpu"], [], {})
     store.record_mutants([SimpleNamespace(id="m1", target="rows", file="rows.py", line=1, end_line=1, function="f",
                                           op="f", operator="x", original="a", replacement="b", diff="", skip=None)])
-    store.record_outcomes(measured, [{"mutant_id": "m1", "profile": "cpu", "status": "killed"}])
+    record_outcome_rows(store, measured, [{"mutant_id": "m1", "profile": "cpu", "status": "killed"}])
     store.finish_run(measured, "completed", {}, {})
     store.finish_run(store.start_run("rows", ["cpu"], [], {}), "failed", {}, {})  # its baseline failed, say
     store.close()

@@ -10,7 +10,9 @@ from types import SimpleNamespace
 from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git, git_repo
 
 from teeth.gate import Policy, Verdict
+from teeth.records import Result
 from teeth.report.github import annotations
+from tests.helpers.mutants import result
 
 TOTAL = "    return result\n"
 TOTAL_WITH_UNCAUGHT_CODE = "    if result > 1000:\n        result = result - 1000\n    return result\n"
@@ -56,9 +58,8 @@ def test_a_new_function_has_no_base_and_is_not_drop_checked(project, teeth):
     assert check(teeth, root).returncode == 1  # fail_under still judges it
 
 
-def survivor(operator: str) -> dict:
-    return {"mutant_id": "abc123abc123", "file": "rows.py", "line": 3, "operator": operator, "status": "survived",
-            "profile": "cpu", "original": "start", "replacement": "0"}
+def survivor(operator: str) -> Result:
+    return result("abc123abc123", line=3, operator=operator, original="start", replacement="0")
 
 
 def test_a_survivor_that_does_not_gate_is_a_warning_and_a_required_one_an_error(tmp_path):

@@ -58,8 +58,9 @@ def test_the_problem_matcher_reads_the_lines_format():
 
     matcher = json.loads((ROOT / ".github" / "teeth-problem-matcher.json").read_text())["problemMatcher"][0]
     pattern = matcher["pattern"][0]
-    row = {"mutant_id": "m1", "status": "survived", "file": "rows.py", "line": 2, "operator": "wrong_slice_start",
-           "original": "batch[a:b]", "replacement": "batch[0:b]"}
+    from tests.helpers.mutants import result
+
+    row = result("m1", line=2, operator="wrong_slice_start", original="batch[a:b]", replacement="batch[0:b]")
     (line,) = survivor_lines([row], ROOT / "nowhere")
     found = re.match(pattern["regexp"], line)
     assert found, line

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from teeth.store import Store
+from tests.helpers.mutants import record_outcome_rows
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "field_report.py"
 
@@ -139,7 +140,7 @@ def test_the_figures_list_surviving_domain_mutants_only_and_split_kill_rates_by_
     store.record_mutants([SimpleNamespace(id=i, target="rowpkg", file="rowpkg/rows.py", line=n + 1, end_line=n + 1,
                                           function="take", op="take", operator=op, original="x[1:]", replacement="x",
                                           diff="", skip=skip) for n, (i, op, _, skip) in enumerate(mutants)])
-    store.record_outcomes(run_id, [{"mutant_id": i, "profile": "cpu", "status": status, "detail": skip}
+    record_outcome_rows(store, run_id, [{"mutant_id": i, "profile": "cpu", "status": status, "detail": skip}
                                    for i, _, status, skip in mutants])
     store.finish_run(run_id, "completed", {}, {})
     figures = field_report.teeth_figures(tmp_path / "t.db")

@@ -15,6 +15,7 @@ from teeth.history import ALL_OPS, history_csv, history_json, load_history, pars
 from teeth.report.chart import history_table, sparkline
 from teeth.store import Store
 from tests.helpers.cli import teeth_in_process
+from tests.helpers.mutants import record_outcome_rows
 
 
 def mutant(ident: str, op: str, file: str = "rows.py", line: int = 1, target: str = "rows") -> SimpleNamespace:
@@ -28,8 +29,8 @@ def add_run(store: Store, day: str, outcomes: dict[tuple[str, str, str], str], t
     run_id = store.start_run(target, [], [], {"commit": commit, "dirty": 0})
     store.db["runs"].update(run_id, {"started_at": f"{day}T12:00:00+00:00"})
     store.record_mutants([mutant(m, op, target=target) for m, op, _ in outcomes])
-    store.record_outcomes(run_id, [{"mutant_id": m, "profile": p, "status": s}
-                                   for (m, _, p), s in outcomes.items()])
+    record_outcome_rows(store, run_id, [{"mutant_id": m, "profile": p, "status": s}
+                                        for (m, _, p), s in outcomes.items()])
     store.finish_run(run_id, "completed", {}, {})
     return run_id
 
@@ -47,7 +48,7 @@ def store(tmp_path):
 
 
 def rates(history) -> dict[tuple[int, str, str], float | None]:
-    return {(r["run"], r["op"], r["profile"]): r["kill_rate"] for r in history.rows}
+    return {(r.run.id, r.op, r.profile): r.kill_rate for r in history.rows}
 
 
 def test_kill_rate_is_given_per_run_op_and_profile_with_timeouts_caught_and_errors_not_counted(store):
@@ -135,7 +136,7 @@ def test_a_run_filtered_by_operator_or_a_check_run_is_no_point_of_the_history(st
     check = store.start_run("rows", [], [], {"commit": "abc1234", "dirty": 0, "options": {"command": "check"}})
     by_op = store.start_run("rows", [], [], {"commit": "abc1234", "dirty": 0, "options": {"ops": ["take"]}})
     for run_id in (partial, check, by_op):
-        store.record_outcomes(run_id, [{"mutant_id": "a1", "profile": "cpu", "status": "survived"}])
+        record_outcome_rows(store, run_id, [{"mutant_id": "a1", "profile": "cpu", "status": "survived"}])
         store.finish_run(run_id, "completed", {}, {})
     found = rates(load_history(store, "rows"))
     assert (by_op, "take", "cpu") in found  # an op filter measures that op whole
@@ -149,7 +150,7 @@ def test_a_history_of_filtered_runs_only_says_how_many_were_left_out_and_why(tmp
     for option in options:
         run_id = store.start_run("rows", [], [], {"commit": "abc1234", "dirty": 0, "options": option})
         store.record_mutants([mutant("a1", "take")])
-        store.record_outcomes(run_id, [{"mutant_id": "a1", "profile": "cpu", "status": "survived"}])
+        record_outcome_rows(store, run_id, [{"mutant_id": "a1", "profile": "cpu", "status": "survived"}])
         store.finish_run(run_id, "completed", {}, {})
     assert not load_history(store, "rows").runs
     done = teeth_in_process("history", "--db", tmp_path / "teeth.db", cwd=tmp_path)

@@ -181,11 +181,11 @@ from teeth.store import Store
 recorded, calls = Store.record_outcomes, []
 
 
-def record_outcomes(self, run_id, rows):
-    calls.append(len(rows))
+def record_outcomes(self, run_id, profile, outcomes):
+    calls.append(len(outcomes))
     if len(calls) > 1:
         raise sqlite3.OperationalError("database or disk is full")
-    recorded(self, run_id, rows)
+    recorded(self, run_id, profile, outcomes)
 
 
 def finish_run(self, *args):

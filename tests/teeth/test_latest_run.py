@@ -11,28 +11,31 @@ import pytest
 from tests.helpers.cli import assert_one_line_error, teeth_in_process
 from teeth.cli.options import describe_run, resolve_run
 from teeth.preflight import choose_mutants
-from teeth.records import Run, RunKind, RunStatus
+from teeth.core import Outcome, Status
+from teeth.records import Mutant, Result, Run, RunKind, RunStatus
 from teeth.store import Store
 
 MUTANTS = ["a" * 12, "b" * 12, "c" * 12]
 
 
-def mutant(ident: str, line: int) -> dict:
-    return {"id": ident, "target": "rows", "file": "rows.py", "line": line, "end_line": line, "function": "take",
-            "op": "take", "operator": "wrong_slice_start", "original": "start", "replacement": "0",
-            "diff": "--- a/rows.py\n+++ b/rows.py\n", "skip": None, "path": None}
+def mutant(ident: str, line: int) -> Mutant:
+    return Mutant(id=ident, target="rows", file="rows.py", line=line, end_line=line, function="take", op="take",
+                  operator="wrong_slice_start", original="start", replacement="0",
+                  diff="--- a/rows.py\n+++ b/rows.py\n")
 
 
-def outcome(ident: str, status: str) -> dict:
-    return {"mutant_id": ident, "profile": "cpu", "status": status, "duration": 0.1,
-            "killed_by": "tests/test_rows.py::test_take" if status == "killed" else None}
+def result(ident: str, status: str) -> Result:
+    line = MUTANTS.index(ident) + 1
+    return Result(mutant(ident, line), "cpu", Outcome(
+        ident, Status(status), duration=0.1, killed_by="tests/test_rows.py::test_take" if status == "killed" else None))
 
 
 def add(store: Store, statuses: dict[str, str], **options) -> int:
-    run = {"target": "rows", "started_at": "2026-12-02T08:10:00+00:00", "status": "completed",
-           "profiles": '["cpu"]', "operators": "[]", "options": json.dumps(options)}
-    return store.add_run(run, [mutant(i, n) for n, i in enumerate(MUTANTS, 1)],
-                         [outcome(i, s) for i, s in statuses.items()], [])
+    run = Run(id=0, target="rows", started_at="2026-12-02T08:10:00+00:00", status=RunStatus.COMPLETED,
+              profiles=("cpu",), options=options)
+    run_id = store.add_run(run, [result(i, s) for i, s in statuses.items()], [])
+    store.record_mutants(mutant(i, n) for n, i in enumerate(MUTANTS, 1))
+    return run_id
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from teeth.cli import main
 from teeth.coverage_map import measure
 from teeth.report.terminal import kill_rate_table
 from teeth.store import Store
+from tests.helpers.mutants import record_outcome_rows
 
 HUGE = "99999999999999999999999"
 
@@ -34,7 +35,7 @@ def store(tmp_path):
     store.record_mutants([SimpleNamespace(id="4ae123", target="rows", file="rows.py", line=1, end_line=1,
                                           function="take", op="take", operator="whole_batch", original="x[1:]",
                                           replacement="x", diff="", skip=None)])
-    store.record_outcomes(run_id, [{"mutant_id": "4ae123", "profile": p, "status": "error", "detail": "crashed"}
+    record_outcome_rows(store, run_id, [{"mutant_id": "4ae123", "profile": p, "status": "error", "detail": "crashed"}
                                    for p in ("cpu", "fast")])
     store.finish_run(run_id, "completed", {}, {})
     store.run_id = run_id

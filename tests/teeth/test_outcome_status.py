@@ -48,9 +48,9 @@ def test_the_sql_kill_rate_matches_the_python_one_on_a_real_database(tmp_path):
             for i in range(n):
                 mutant_id = f"{op}-{status}-{i}"
                 mutants.append(mutant_record(mutant_id, op))
-                outcomes.append(Outcome(mutant_id, Status(status)).row("cpu"))
+                outcomes.append(Outcome(mutant_id, Status(status)))
     store.record_mutants(mutants)
-    store.record_outcomes(run_id, outcomes)
+    store.record_outcomes(run_id, "cpu", outcomes)
     rows = store.db.query(f"""select m.op, {counts_sql()}, {kill_rate_sql()} as sql_rate from outcomes o
                               join mutants m on m.id = o.mutant_id group by m.op""")
     seen = {}
@@ -60,7 +60,7 @@ def test_the_sql_kill_rate_matches_the_python_one_on_a_real_database(tmp_path):
         assert row["sql_rate"] == kill_rate(counts) == readme_rate(GROUPS[row["op"]])
         seen[row["op"]] = row["sql_rate"]
     assert seen.keys() == GROUPS.keys() and seen["only_uncounted"] is None
-    assert {r["op"]: r["kill_rate"] for r in store.kill_rates(run_id, by=("op",))} == seen  # the store's own query
+    assert {r.op: r.kill_rate for r in store.kill_rates(run_id, by=("op",))} == seen  # the store's own query
 
 
 def test_a_worker_failure_is_stored_as_an_error_with_its_reason(tmp_path):
@@ -69,7 +69,7 @@ def test_a_worker_failure_is_stored_as_an_error_with_its_reason(tmp_path):
     store = Store(tmp_path / "teeth.db")
     run_id = store.start_run("t", ["cpu"], [], {})
     store.record_mutants([mutant_record("m1")])
-    store.record_outcomes(run_id, [crashed.row("cpu")])
+    store.record_outcomes(run_id, "cpu", [crashed])
     store.close()
     with sqlite3.connect(tmp_path / "teeth.db") as conn:  # what is in the file, read by another connection
         stored = conn.execute("select status, failure, signal, detail from outcomes where run_id = ? and "
@@ -87,8 +87,8 @@ def test_a_stored_outcome_reads_back_with_its_failure_and_signal(tmp_path):
     store.record_mutants([mutant_record(m) for m in ("m1", "m2")])
     crashed = Outcome.failed("m1", WorkerFailure.CRASHED, "crashed with SIGABRT", signal=6, duration=1.5)
     crash_kill = Outcome("m2", Status.KILLED, check="crash", signal=11, detail="crashed with SIGSEGV", duration=2.0)
-    store.record_outcomes(run_id, [crashed.row("cpu"), crash_kill.row("cpu")])
-    read = {r["mutant_id"]: Outcome.from_row(r) for r in store.db["outcomes"].rows}
+    store.record_outcomes(run_id, "cpu", [crashed, crash_kill])
+    read = {r.mutant.id: r.outcome for r in store.results(run_id)}
     assert read == {"m1": crashed, "m2": crash_kill}
     assert read["m2"].shown_detail == "signal 11: crashed with SIGSEGV"  # what outputs show
 
@@ -106,9 +106,9 @@ def test_every_survivor_list_holds_the_survived_and_the_no_coverage_mutants(tmp_
     store = ServeStore(tmp_path / "teeth.db")
     run_id = store.start_run("t", ["cpu"], [], {})
     store.record_mutants([mutant_record(f"m-{s}") for s in Status])
-    store.record_outcomes(run_id, [Outcome(f"m-{s}", s).row("cpu") for s in Status])
+    store.record_outcomes(run_id, "cpu", [Outcome(f"m-{s}", s) for s in Status])
     survivors = {f"m-{s.value}" for s in SURVIVING}
-    assert {r["mutant_id"] for r in store.survivors(run_id)} == survivors
+    assert {r.mutant.id for r in store.survivors(run_id)} == survivors
     assert {r["mutant_id"] for r in store.db.query(f"select mutant_id from outcomes o where {surviving_sql()}")} \
         == survivors
     console = Console(record=True, width=200)

@@ -13,7 +13,10 @@ from rich.console import Console
 from teeth.cli import main
 from teeth.report import github
 from teeth.report.terminal import print_run_report
+from teeth.core import Outcome, Status
+from teeth.records import Mutant, Result
 from teeth.store import Store
+from tests.helpers.mutants import record_outcome_rows
 from tests.helpers.html import parse
 
 FILE = "f[bold red]x.py"
@@ -35,7 +38,7 @@ def store(tmp_path):
     store = Store(tmp_path / "teeth.db")
     run_id = store.start_run(TARGET, [PROFILE], [], {})
     store.record_mutants([mutant("aaa111"), mutant("bbb222", line=3, original="y", replacement="z")])
-    store.record_outcomes(run_id, [
+    record_outcome_rows(store, run_id, [
         {"mutant_id": "aaa111", "profile": PROFILE, "status": "killed", "killed_by": TEST, "check": "behaviour",
          "detail": DETAIL},
         {"mutant_id": "bbb222", "profile": PROFILE, "status": "survived"},
@@ -79,8 +82,9 @@ def test_a_code_span_holds_any_text_whatever_its_backticks(source):
 
 
 def test_a_backtick_in_a_survivor_cannot_break_out_of_the_step_summary(tmp_path):
-    row = {"mutant_id": "abc123", "file": "rows.py", "line": 4, "operator": "whole_batch", "profile": "cpu",
-           "status": "survived", "original": "s = '`' + '<img src=x onerror=alert(1)>'", "replacement": "s"}
+    row = Result(Mutant(id="abc123", target="rows", file="rows.py", line=4, op="f", operator="whole_batch",
+                        original="s = '`' + '<img src=x onerror=alert(1)>'", replacement="s"), "cpu",
+                 Outcome("abc123", Status.SURVIVED))
     verdict = SimpleNamespace(target="rows", results=[row], base_run=None, rate=0.0, base_rate=None,
                               policy=SimpleNamespace(fail_under=None), passed=False, failures=["x"],
                               survivors=[row], required=lambda r: False, notes=[])

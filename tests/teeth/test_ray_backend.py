@@ -72,7 +72,7 @@ def run_lab(root: Path, target_name: str, db: Path, factory, ops=None, progress=
                                 cache=False)
     store = Store(db)
     summary = Lab(request, store, factory, progress).run()
-    statuses = {r["mutant_id"]: r["status"] for r in store.results(summary.run_id)}
+    statuses = {r.mutant.id: r.status for r in store.results(summary.run_id)}
     return summary, statuses
 
 

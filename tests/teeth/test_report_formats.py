@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 from tests.helpers.cli import FIXTURES, assert_one_line_error, teeth_in_process
 from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git_repo
+from tests.helpers.mutants import result
 
 from teeth.report import github
 from teeth.report.stryker import REQUIRED_MUTANT_KEYS, STATUS_ENUM
@@ -58,8 +59,7 @@ def test_github_format_without_step_summary_only_prints(project, teeth, monkeypa
 
 
 def test_annotation_text_is_escaped_as_workflow_commands_require(tmp_path):
-    row = {"mutant_id": "abc123", "file": "a:b,c.py", "line": 4, "operator": "whole_batch", "profile": "cpu",
-           "status": "survived", "original": "x = '50%'", "replacement": "x"}
+    row = result("abc123", file="a:b,c.py", line=4, operator="whole_batch", original="x = '50%'", replacement="x")
     verdict = SimpleNamespace(survivors=[row], required=lambda r: False)
     check = SimpleNamespace(verdict=verdict, target=SimpleNamespace(root=tmp_path),
                             changes=SimpleNamespace(toplevel=str(tmp_path)))
@@ -243,17 +243,19 @@ def test_results_stryker_format_with_status_is_one_line_and_exit_2(weak_run):
 
 
 def test_stryker_report_of_two_profiles_has_one_mutant_per_profile_and_no_coverage_for_skipped(tmp_path):
+    from teeth.core import Outcome, Status
+    from teeth.records import Mutant, Result, TestRecord
     from teeth.report.stryker import RunPart, report
 
     (tmp_path / "k.py").write_text("def scale(x):\n    return x * 2\n")
 
     def row(profile, status, killed_by=None):
-        return {"mutant_id": "abc123", "file": "k.py", "line": 2, "function": "scale", "op": "scale",
-                "operator": "generic.swap_op", "profile": profile, "status": status, "killed_by": killed_by,
-                "check": None, "duration": 0.5, "tests_run": 1 if killed_by else None, "detail": None,
-                "original": "x * 2", "replacement": "x / 2"}
+        mutant = Mutant(id="abc123", target="k", file="k.py", line=2, function="scale", op="scale",
+                        operator="generic.swap_op", original="x * 2", replacement="x / 2")
+        return Result(mutant, profile, Outcome("abc123", Status(status), killed_by=killed_by, duration=0.5,
+                                               tests_run=1 if killed_by else None))
 
-    tests = [{"profile": "fp32", "test": "tests/test_k.py::test_scale", "covers": {"k.py::scale": "f"}}]
+    tests = [TestRecord(profile="fp32", test="tests/test_k.py::test_scale", covers={"k.py::scale": "f"})]
     found = report([RunPart([row("fp32", "killed", "tests/test_k.py::test_scale"), row("bf16", "skipped")],
                             tests, tmp_path)])
     assert_valid_stryker_report(found)

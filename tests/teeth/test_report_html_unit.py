@@ -12,6 +12,7 @@ from teeth.errors import TeethError
 from teeth.report.html import write_html_report
 from teeth.report.html_page import file_page_name
 from teeth.store import Store
+from tests.helpers.mutants import record_outcome_rows
 from tests.helpers.html import parse, text_of
 
 SOURCE = 'def check(a, b):\n    return a < b & 1  # "<script>alert(1)</script>"\n# end\n'
@@ -28,7 +29,7 @@ def store_with_run(tmp_path: Path, file: str = "lib/check.py") -> Store:
         for ident in ("m-survives", "m-killed")] + [SimpleNamespace(
         id="m-error", target="lib", file=file, line=1, end_line=1, function="check", op="check<T>",
         operator="generic.name", original="def check(a, b):", replacement="", diff="", skip=None)])
-    store.record_outcomes(run_id, [
+    record_outcome_rows(store, run_id, [
         {"mutant_id": "m-survives", "profile": "cpu", "status": "survived"},
         {"mutant_id": "m-killed", "profile": "cpu", "status": "killed", "killed_by": "tests/t.py::test_<lt>"},
         {"mutant_id": "m-error", "profile": "cpu", "status": "error", "detail": "SIGSEGV"}])
@@ -120,7 +121,7 @@ def test_every_stored_text_is_escaped_by_the_templates_autoescape(tmp_path):
         op=hostile("op"), operator=hostile("operator"), original=f"x = '{hostile('original')}'",
         replacement="x = ''", diff=f"@@ -{n} +{n} @@\n-x = '{hostile('diff')}'\n+x = ''\n", skip=None)
         for n in (1, 2)])
-    store.record_outcomes(run_id, [
+    record_outcome_rows(store, run_id, [
         {"mutant_id": hostile("id1"), "profile": hostile("profile"), "status": "survived"},
         {"mutant_id": hostile("id2"), "profile": hostile("profile"), "status": "killed",
          "killed_by": hostile("killed_by")}])

@@ -9,6 +9,7 @@ from tests.helpers.git_projects import (TAKE_ROWS, TAKE_ROWS_CHANGED, check, che
                                         outcomes)
 
 from teeth.config import Target
+from teeth.records import TestRecord
 from teeth.selection import Fingerprints, choose, mutated_keys
 
 SOURCE = '''"""A module."""
@@ -61,12 +62,15 @@ def test_a_function_change_changes_its_fingerprint_only_and_module_text_changes_
 def test_choose_takes_covering_stale_and_new_tests_and_nothing_else(tmp_path):
     now = fingerprints(tmp_path, SOURCE.replace("return x - 1", "return x - 2"))
     old = fingerprints(tmp_path, SOURCE).by_key
-    record = lambda *keys: {"covers": {k: old[k] for k in keys}, "test_key": "same"}  # noqa: E731
+    def record(test, *keys, test_key="same"):
+        return TestRecord(profile="cpu", test=test, covers={k: old[k] for k in keys}, test_key=test_key)
+
     recorded = {
-        "t::mutated": record("ops.py::first"),
-        "t::stale": record("ops.py::last"),  # `last` changed since this record, though it has no mutants to run
-        "t::untouched": record("ops.py::Rows.take"),
-        "t::edited_test": {**record("ops.py::Rows.take"), "test_key": "before the edit"},
+        "t::mutated": record("t::mutated", "ops.py::first"),
+        # `last` changed since this record, though it has no mutants to run
+        "t::stale": record("t::stale", "ops.py::last"),
+        "t::untouched": record("t::untouched", "ops.py::Rows.take"),
+        "t::edited_test": record("t::edited_test", "ops.py::Rows.take", test_key="before the edit"),
     }
     collected = [*recorded, "t::new"]
     chosen, why = choose(collected, recorded, now, {"ops.py::first"}, lambda test: "same")
@@ -163,6 +167,6 @@ def test_each_test_keeps_its_newest_passing_record_under_the_same_keys(tmp_path)
     record(runs[2], ["b"], failure={"test": "b"})  # failing: not a record to select from
     record(runs[2], ["c"], profile_key="other")  # another profile key: not comparable
     found = store.test_records("rows", "cpu", "p")
-    assert {t: list(r["covers"]) for t, r in found.items()} == {
+    assert {t: list(r.covers) for t, r in found.items()} == {
         "a": [f"rows.py::f{runs[1]}"], "b": [f"rows.py::f{runs[0]}"], "c": [f"rows.py::f{runs[0]}"]}
     assert store.test_records("other", "cpu", "p") == {}

@@ -14,6 +14,7 @@ import pytest
 
 from tests.helpers.serve_runs import record_run
 
+from teeth.records import OutcomeFilter
 from teeth.serve.app import create_app
 from teeth.serve.store import ServeStore
 from teeth.store import SCHEMA_VERSION
@@ -200,7 +201,7 @@ def test_a_push_that_fails_while_writing_leaves_no_run_behind(server, two_local_
     if not atomic:
         monkeypatch.setattr("teeth.store.write_transaction", lambda db: contextlib.nullcontext())
 
-    def broken(self, run_id, rows):
+    def broken(self, run_id, profile, outcomes):
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(ServeStore, "record_outcomes", broken)
@@ -262,7 +263,8 @@ def test_a_runs_survivors_are_its_surviving_mutants_with_diffs(server, two_local
     local, (first, _) = two_local_runs
     server.push(first)
     survivors = server.client.get("/api/runs/1/survivors").json()
-    assert sorted(s["mutant_id"] for s in survivors) == sorted(r["mutant_id"] for r in local.results(1, "survived"))
+    survived = local.results(1, OutcomeFilter.of("survived"))
+    assert sorted(s["mutant_id"] for s in survivors) == sorted(r.mutant.id for r in survived)
     assert all(s["mutant"] == s["mutant_id"] for s in survivors)  # the old key, kept for one release
     assert all(s["status"] == "survived" and s["diff"].startswith("--- a/rows.py") for s in survivors)
 

@@ -190,8 +190,8 @@ def test_a_full_disk_while_merging_is_one_line_and_leaves_no_run(shards, tmp_pat
     into = tmp_path / "merged.db"
     written = Store.record_outcomes
 
-    def full(self, run_id, rows):  # the runs row is in; its outcomes find the disk full
-        written(self, run_id, rows[:1])
+    def full(self, run_id, profile, outcomes):  # the runs row is in; its outcomes find the disk full
+        written(self, run_id, profile, list(outcomes)[:1])
         raise sqlite.OperationalError("database or disk is full")
 
     monkeypatch.setattr(Store, "record_outcomes", full)

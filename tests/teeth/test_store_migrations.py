@@ -87,7 +87,7 @@ def test_an_older_database_upgrades_to_the_schema_of_a_new_one_with_its_rows_kep
     assert applied(store.db) == STEPS  # the steps it had went through are recorded, the rest applied
     assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert [r["status"] for r in store.db["outcomes"].rows] == ["survived"]
-    assert [r["mutant_id"] for r in store.results(1)] == ["abc123"]
+    assert [r.mutant.id for r in store.results(1)] == ["abc123"]
 
 
 @pytest.mark.parametrize("version", [1, 6])
@@ -108,7 +108,7 @@ def test_a_reading_command_reads_an_older_database_upgraded_and_leaves_the_file_
     before = path.read_bytes()
     store = Store(path, create=False)
     assert store.base_run("rows", "c0ffee").id == 1
-    assert store.kill_rate_history("rows")[0]["survived"] == 1
+    assert store.kill_rate_history("rows")[0].counts["survived"] == 1
     store.close()
     assert path.read_bytes() == before
 

@@ -28,7 +28,7 @@ def apply_command(mutant_id, revert, db, config_path):
     mutant = store.mutant(mutant_id)
     if mutant is None:
         raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
-    target = load_config(config_path).target(mutant["target"])
-    written = apply(path, target, mutant["file"], mutant["id"])
-    click.echo(f"applied {mutant['id']} ({mutant['operator']}) to {written}:{mutant['line']}; "
-               f"undo with: teeth apply {mutant['id']} --revert")
+    target = load_config(config_path).target(mutant.target)
+    written = apply(path, target, mutant.file, mutant.id)
+    click.echo(f"applied {mutant.id} ({mutant.operator}) to {written}:{mutant.line}; "
+               f"undo with: teeth apply {mutant.id} --revert")

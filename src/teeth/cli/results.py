@@ -10,7 +10,7 @@ from rich.text import Text
 
 from teeth.cli.options import (config_option, configured, console, db_option, describe_run, format_option, resolve_run,
                                root_option, run_option, run_options, source_root)
-from teeth.core import STATUSES, Status, Why, shown_detail
+from teeth.core import STATUSES
 from teeth.errors import TeethError
 from teeth.operators import bug_class
 from teeth.store import Store, db_path
@@ -31,11 +31,12 @@ from teeth.store import Store, db_path
 @db_option()
 def results_command(run_ref, target_name, status, ops, operator_names, files, fmt, root, config_path, db):
     """List the outcomes of a run."""
+    from teeth.records import OutcomeFilter
     from teeth.report.json import results_json
     from teeth.report.terminal import narrowed, results_table
 
     def rows_of(run_id):
-        return narrowed(store.results(run_id, status), ops, operator_names, files)
+        return narrowed(store.results(run_id, OutcomeFilter.of(status)), ops, operator_names, files)
 
     store = Store(db_path(db), create=False)
     run_row = resolve_run(store, run_ref, target_name)
@@ -75,40 +76,41 @@ def results_command(run_ref, target_name, status, ops, operator_names, files, fm
 def show_command(mutant_id, db, fmt, run_ref):
     """Print a mutant's diff and its outcomes (in `teeth run` runs; --run ID: in that run only)."""
     from teeth.kill_matrix import matrix_lines
+    from teeth.records import RunKind
+    from teeth.report.json import mutant_json
 
     store = Store(db_path(db), create=False)
     mutant = store.mutant(mutant_id)
     if mutant is None:
         raise TeethError(f"no mutant {mutant_id!r} in {store.path}")
-    every = store.outcomes_of(mutant["id"])
+    every = store.outcomes_of(mutant.id)
     named = None if run_ref == "latest" else resolve_run(store, run_ref)
-    outcomes = [o for o in every if (o["run_id"] == named.id if named else o["kind"] == "run")]
-    whole = (o for o in outcomes if not o["shard"] and not o["mutant_filter"])  # the latest whole run's, by default
-    shown = named or next((store.run(o["run_id"]) for o in whole), None)
-    matrix = store.kill_matrix(shown.id, mutant["id"]) if shown else {}
-    executing = store.tests_executing(mutant["target"], mutant["file"], range(mutant["line"], mutant["end_line"] + 1))
-    surviving = any(Status(o["status"]).surviving for o in outcomes)
-    explained = bug_class(mutant["operator"], mutant["original"], mutant["replacement"]) if surviving else None
+    outcomes = [o for o in every if (o.run.id == named.id if named else o.run.kind is RunKind.RUN)]
+    whole = (o for o in outcomes if o.run.whole)  # the latest whole run's, by default
+    shown = named or next((o.run for o in whole), None)
+    matrix = store.kill_matrix(shown.id, mutant.id) if shown else {}
+    executing = store.tests_executing(mutant.target, mutant.file, range(mutant.line, mutant.end_line + 1))
+    surviving = any(o.outcome.status.surviving for o in outcomes)
+    explained = bug_class(mutant.operator, mutant.original, mutant.replacement) if surviving else None
     if fmt == "json":
-        mutant.pop("path", None)  # outputs show the file as `file` does; the absolute path stays in the database
-        click.echo(json.dumps({**mutant, "run": shown.id if shown else None, "outcomes": outcomes,
-                               "tests": executing, "matrix": matrix, "bug_class": explained}, indent=2))
+        click.echo(mutant_json(mutant, shown, outcomes, executing, matrix, explained))
         return
-    console.print(Text(describe_run(shown) if shown else f"no `teeth run` has an outcome of {mutant['id']}"
+    console.print(Text(describe_run(shown) if shown else f"no `teeth run` has an outcome of {mutant.id}"
                        + ("" if named or len(every) == len(outcomes) else " (--run ID shows a `teeth check` run's)")))
-    console.print(Text.assemble((mutant["id"], "bold"), f" {mutant['file']}:{mutant['line']} {mutant['function']} "
-                                f"op={mutant['op']} operator={mutant['operator']}"))
-    if mutant["skip"]:
-        console.print(Text(f"not run: {mutant['skip']}"))
-    console.print(Syntax(mutant["diff"], "diff", theme="ansi_dark"))
+    console.print(Text.assemble((mutant.id, "bold"), f" {mutant.file}:{mutant.line} {mutant.function} "
+                                f"op={mutant.op} operator={mutant.operator}"))
+    if mutant.skip:
+        console.print(Text(f"not run: {mutant.skip}"))
+    console.print(Syntax(mutant.diff, "diff", theme="ansi_dark"))
     for o in outcomes:
-        by = f" by {o['killed_by']} ({o['check']})" if o["killed_by"] else ""
-        detail = f" - {shown_detail(o['detail'], o['signal'])}" if o["detail"] else ""
-        why = f" ({o['why']})" if o.get("why") else ""
-        console.print(Text(f"run {o['run_id']} {o['profile']}: {o['status']}{why}{by}{detail}"))
+        found = o.outcome
+        by = f" by {found.killed_by} ({found.check})" if found.killed_by else ""
+        detail = f" - {found.shown_detail}" if found.detail else ""
+        why = f" ({found.why})" if found.why else ""
+        console.print(Text(f"run {o.run.id} {o.profile}: {found.status}{why}{by}{detail}"))
     for line in matrix_lines(matrix):
         console.print(Text(line), soft_wrap=True)
-    for why in dict.fromkeys(Why(o["why"]) for o in outcomes if o.get("why")):
+    for why in dict.fromkeys(o.outcome.why for o in outcomes if o.outcome.why):
         console.print(Text.assemble(("why it survived: ", "bold"), why.title))
         console.print(Text(f"  a test that would kill it: {why.remedy}"))
     if explained:
@@ -117,9 +119,9 @@ def show_command(mutant_id, db, fmt, run_ref):
         console.print(Text(f"  what it means: {explained['means']}"))
         console.print(Text(f"  a test that kills it: {explained['killing_test']} "
                            f"(killed by checks: {', '.join(explained['kills'])})"))
-    for profile, found in executing.items():
-        module = " (module-level code runs at import: every test runs it)" if not mutant["function"] else ""
-        console.print(Text(f"tests that executed its lines [{profile}, run {found['run_id']}]: "
-                           f"{len(found['tests']) or 'none'}{module}"))
-        for test in found["tests"]:
+    for found in executing:
+        module = " (module-level code runs at import: every test runs it)" if not mutant.function else ""
+        console.print(Text(f"tests that executed its lines [{found.profile}, run {found.run_id}]: "
+                           f"{len(found.tests) or 'none'}{module}"))
+        for test in found.tests:
             console.print(Text(f"  {test}"))

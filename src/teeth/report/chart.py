@@ -8,8 +8,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from teeth.core import Tally
-from teeth.history import History, Run, Series
+from teeth.history import History, Series, run_label
+from teeth.records import Run
 from teeth.report.html_page import templates  # the pages' environment (autoescaped .svg)
 from teeth.report.rates import rate_style, rate_text
 
@@ -49,7 +49,7 @@ def history_table(history: History, max_runs: int = MAX_TERMINAL_RUNS) -> Group:
     for run in runs:
         commit = (run.commit or "no git")[:10] + (" +dirty" if run.dirty else "")
         runs_table.add_row(str(run.id), Text(run.target), (run.started_at or "")[:16].replace("T", " "), commit,
-                           Text(run.status, style="" if run.status == "completed" else "yellow"))
+                           Text(run.status.value, style="" if run.status == "completed" else "yellow"))
     if hidden:
         runs_table.caption = f"{hidden} earlier run(s) not shown (narrow with --since)"
     chart = Table(title=f"kill rate per op x profile, runs {runs[0].id}..{runs[-1].id}", title_justify="left",
@@ -75,10 +75,10 @@ def _row(series: Series, runs: list[Run], multi_target: bool) -> list:
     values = series.measured()
     last = max(series.points)
     point = series.points[last]
-    caught, counted = Tally.of(point)
+    caught, counted = point.tally
     cells = [Text(series.op, style="bold" if series.op.startswith("(") else ""), Text(series.profile),
              sparkline(series.rates([r for r in runs if r.target == series.target])),
-             Text(rate_text(point["kill_rate"]), style=rate_style(point["kill_rate"])),
+             Text(rate_text(point.kill_rate), style=rate_style(point.kill_rate)),
              _change(values), f"{caught}/{counted}" + ("" if last == runs[-1].id else f" @{last}")]
     return ([Text(series.target)] if multi_target else []) + cells
 
@@ -118,7 +118,7 @@ def svg_line_chart(series_list: list[Series], runs: list[Run], width: int = 760,
             "latest": measured[-1] if measured else None,
             "segments": [" ".join(f"{x(i)},{y(r)}" for i, r in segment) for segment in _segments(rates)
                          if len(segment) > 1],
-            "dots": [(x(i), y(r), f"{runs[i].label} · {series.op} · {series.profile}: {rate_text(r)}")
+            "dots": [(x(i), y(r), f"{run_label(runs[i])} · {series.op} · {series.profile}: {rate_text(r)}")
                      for i, r in enumerate(rates) if r is not None]})
     return _svg("line_chart.svg", width=width, height=height + 22 * len(series_list), left=left,
                 right=width - right, axis_y=height - bottom, lines=lines,

@@ -7,6 +7,8 @@ import os
 import re
 from pathlib import Path
 
+from teeth.records import Result
+
 
 def _escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -16,13 +18,13 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _repo_path(check, row: dict) -> str:
+def _repo_path(check, row: Result) -> str:
     """The survivor's file relative to the repository root, as GitHub expects."""
-    path = (check.target.root / row["file"]).resolve()
+    path = (check.target.root / row.mutant.file).resolve()
     try:
         return path.relative_to(Path(os.path.realpath(check.changes.toplevel))).as_posix()
     except ValueError:
-        return row["file"]
+        return row.mutant.file
 
 
 def annotations(checks) -> list[str]:
@@ -34,11 +36,11 @@ def annotations(checks) -> list[str]:
         for row in verdict.survivors:
             gating = verdict.required(row)
             kind = "required bug class" if gating else "not gating"
-            title = f"teeth: {row['operator']} mutant {row['status']} ({kind})"
-            change = " ".join(f"{row['original']} -> {row['replacement']}".split())
-            message = (f"mutant {row['mutant_id']} ({row['operator']}, profile {row['profile']}) {row['status']}: "
-                       f"{change}\nno test caught it; see: teeth show {row['mutant_id']}")
-            lines.append(f"::{'error' if gating else 'warning'} file={_escape_property(_repo_path(check, row))},line={row['line']},"
+            m = row.mutant
+            title = f"teeth: {m.operator} mutant {row.status} ({kind})"
+            message = (f"mutant {m.id} ({m.operator}, profile {row.profile}) {row.status}: "
+                       f"{m.change}\nno test caught it; see: teeth show {m.id}")
+            lines.append(f"::{'error' if gating else 'warning'} file={_escape_property(_repo_path(check, row))},line={m.line},"
                          f"title={_escape_property(title)}::{_escape_data(message)}")
     return lines
 
@@ -69,11 +71,11 @@ def summary_markdown(checks, passed: bool) -> str:
         out += ["", "### Survivors", "", "| mutant | where | operator | profile | status | change |",
                 "|---|---|---|---|---|---|"]
         for check, row in survivors:
-            change = " ".join(f"{row['original']} -> {row['replacement']}".split())
+            m = row.mutant
             mark = " (required)" if check.verdict.required(row) else ""
-            where = f"{_repo_path(check, row)}:{row['line']}"
-            out.append(f"| {code_span(row['mutant_id'])} | {code_span(where)} | {row['operator']}{mark} | "
-                       f"{code_span(row['profile'])} | {row['status']} | {code_span(change[:120])} |")
+            where = f"{_repo_path(check, row)}:{m.line}"
+            out.append(f"| {code_span(m.id)} | {code_span(where)} | {m.operator}{mark} | "
+                       f"{code_span(row.profile)} | {row.status} | {code_span(m.change[:120])} |")
     notes = [n for c in checks for n in c.verdict.notes]
     out += ["", *(f"- {n}" for n in notes)] if notes else []
     return "\n".join(out) + "\n"

@@ -13,6 +13,7 @@ from teeth import DISTRIBUTION
 from teeth.core import Status, Tally, Why, kill_rate
 from teeth.errors import TeethError
 from teeth.history import load_history
+from teeth.records import Result, Run
 from teeth.report.chart import svg_line_chart, svg_sparkline
 from teeth.report.html_page import file_page_name, group_mutants, render
 from teeth.report.html_source import read_source, source_page
@@ -25,10 +26,10 @@ def write_html_report(store: Store, run_id: int, out_dir: str | Path, root: Path
     if out.exists() and not out.is_dir():
         raise TeethError(f"--html {out} is an existing file; give a folder")
     run = store.run(run_id)
-    rows = store.report_rows(run_id)
-    by_file: dict[str, list[dict]] = defaultdict(list)
+    rows = store.results(run_id)
+    by_file: dict[str, list[Result]] = defaultdict(list)
     for row in rows:
-        by_file[row["file"]].append(row)
+        by_file[row.mutant.file].append(row)
     pages = {file: file_page_name(file) for file in by_file}
     try:
         (out / "files").mkdir(parents=True, exist_ok=True)
@@ -42,10 +43,10 @@ def write_html_report(store: Store, run_id: int, out_dir: str | Path, root: Path
     return index
 
 
-def index_page(store: Store, run: dict, rows: list[dict], pages: dict[str, str]) -> str:
+def index_page(store: Store, run: Run, rows: list[Result], pages: dict[str, str]) -> str:
     """index.html (templates/index.html): the run, the matrix, the history, the survivors and the files."""
     history = load_history(store, run.target, until_run=run.id)
-    counts = Counter(r["status"] for r in rows)
+    counts = Counter(r.status.value for r in rows)
     return render(
         "index.html", run=run, overall=kill_rate(counts), profiles=list(run.profiles),
         commit=(run.commit or "no git")[:12] + (" (dirty)" if run.dirty else ""),
@@ -59,23 +60,23 @@ def _cell(rate: float | None, caught: int, counted: int, spark: str = "") -> dic
     return {"rate": rate, "caught": caught, "counted": counted, "spark": Markup(spark)}
 
 
-def _counts(rows: list[dict]) -> dict:
-    tally = Tally.of(Counter(r["status"] for r in rows))
+def _counts(rows: list[Result]) -> dict:
+    tally = Tally.of(Counter(r.status.value for r in rows))
     return _cell(tally.rate, tally.caught, tally.counted)
 
 
-def matrix(rows: list[dict], history, pages: dict[str, str]) -> dict:
+def matrix(rows: list[Result], history, pages: dict[str, str]) -> dict:
     """The op x profile kill-rate matrix; each cell with its counts and a sparkline over the runs."""
-    profiles = sorted({r["profile"] for r in rows})
-    cells: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    first_line: dict[str, dict] = {}
+    profiles = sorted({r.profile for r in rows})
+    cells: dict[tuple[str, str], list[Result]] = defaultdict(list)
+    first_line: dict[str, Result] = {}
     for row in rows:
-        cells[(row["op"], row["profile"])].append(row)
-        first_line.setdefault(row["op"], row)
+        cells[(row.mutant.op, row.profile)].append(row)
+        first_line.setdefault(row.mutant.op, row)
     series = {(s.op, s.profile): s for s in history.series()}
     table = []
-    for op in sorted({r["op"] for r in rows}):
-        place = first_line[op]
+    for op in sorted({r.mutant.op for r in rows}):
+        place = first_line[op].mutant
         shown = []
         for profile in profiles:
             here = cells.get((op, profile))
@@ -84,8 +85,8 @@ def matrix(rows: list[dict], history, pages: dict[str, str]) -> dict:
             if cell and trend and len(history.runs) > 1:
                 cell["spark"] = svg_sparkline(trend.rates(history.runs))
             shown.append((profile, cell))
-        table.append({"op": op, "file": place["file"], "line": place["line"], "cells": shown,
-                      "link": f'{pages[place["file"]]}#L{place["line"]}'})
+        table.append({"op": op, "file": place.file, "line": place.line, "cells": shown,
+                      "link": f'{pages[place.file]}#L{place.line}'})
     return {"profiles": profiles, "rows": table}
 
 
@@ -95,13 +96,12 @@ def history_rows(history) -> dict:
     rows = []
     for r in history.runs:
         points = [s.points.get(r.id) for s in overall]
-        rows.append({"run": r, "cells": [None if p is None else _cell(p["kill_rate"], *Tally.of(p))
-                                         for p in points]})
+        rows.append({"run": r, "cells": [None if p is None else _cell(p.kill_rate, *p.tally) for p in points]})
     chart = svg_line_chart(overall, history.runs) if history.runs else ""
     return {"runs": history.runs, "overall": overall, "rows": rows, "chart": chart}
 
 
-def mutant_sections(rows: list[dict], pages: dict[str, str]) -> list[dict]:
+def mutant_sections(rows: list[Result], pages: dict[str, str]) -> list[dict]:
     """The survivors, then the mutants no test covers (when there are any), each with a link to its line."""
     sections = []
     for status, title in ((Status.SURVIVED, "Survivors: mutants no test killed"),
@@ -110,26 +110,27 @@ def mutant_sections(rows: list[dict], pages: dict[str, str]) -> list[dict]:
         if status is Status.NO_COVERAGE and not found:
             continue
         groups = [(None, found)]
-        if status is Status.SURVIVED and any(m.get("why") for m, _ in found):  # grouped by why they survived
-            groups = [(why, [(m, p) for m, p in found if m.get("why") == why]) for why in (*Why, None)]
+        if status is Status.SURVIVED and any(r.outcome.why for r, _ in found):  # grouped by why they survived
+            groups = [(why, [(r, p) for r, p in found if r.outcome.why == why]) for why in (*Why, None)]
             groups = [(why, members) for why, members in groups if members]
         for why, members in groups:
             sections.append({"status": status, "anchor": f"{status}-{why}" if why else status,
                              "title": f"{title}: {why.title}" if why else title, "mutants": [
-                                 (m, profiles, f'{pages[m["file"]]}#L{m["line"]}') for m, profiles in members]})
+                                 (r, profiles, f'{pages[r.mutant.file]}#L{r.mutant.line}')
+                                 for r, profiles in members]})
     return sections
 
 
-def file_rows(rows: list[dict], pages: dict[str, str]) -> list[dict]:
-    by_file: dict[str, list[dict]] = defaultdict(list)
+def file_rows(rows: list[Result], pages: dict[str, str]) -> list[dict]:
+    by_file: dict[str, list[Result]] = defaultdict(list)
     for row in rows:
-        by_file[row["file"]].append(row)
+        by_file[row.mutant.file].append(row)
     table = []
     for file in sorted(by_file):
         here = by_file[file]
-        statuses = Counter(r["status"] for r in here)
+        statuses = Counter(r.status.value for r in here)
         other = sum(n for s, n in statuses.items() if not Status(s).counts)
-        table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r["mutant_id"] for r in here}),
+        table.append({**_counts(here), "file": file, "page": pages[file], "mutants": len({r.mutant.id for r in here}),
                       "survived": statuses[Status.SURVIVED], "no_coverage": statuses[Status.NO_COVERAGE],
                       "other": other})
     return table

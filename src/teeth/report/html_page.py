@@ -10,6 +10,7 @@ from importlib.resources import files
 from jinja2 import ChoiceLoader, Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from teeth.records import Result
 from teeth.report.rates import rate_text
 from teeth.report.highlight import diff_lines, token_css
 
@@ -46,10 +47,10 @@ def file_page_name(file: str) -> str:
     return f"files/{flat}-{hashlib.sha1(file.encode()).hexdigest()[:8]}.html"
 
 
-def group_mutants(rows: list[dict], statuses: tuple[str, ...]) -> list[tuple[dict, list[str]]]:
-    """The rows with one of `statuses`, one entry per mutant and status with the profiles it had it in."""
-    found: dict[tuple[str, str], tuple[dict, list[str]]] = {}
+def group_mutants(rows: list[Result], statuses: tuple[str, ...]) -> list[tuple[Result, list[str]]]:
+    """The results with one of `statuses`, one entry per mutant and status with the profiles it had it in."""
+    found: dict[tuple[str, str], tuple[Result, list[str]]] = {}
     for row in rows:
-        if row["status"] in statuses:
-            found.setdefault((row["mutant_id"], row["status"]), (row, []))[1].append(row["profile"])
+        if row.status in statuses:
+            found.setdefault((row.mutant.id, row.status), (row, []))[1].append(row.profile)
     return list(found.values())

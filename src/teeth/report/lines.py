@@ -7,6 +7,7 @@ from pathlib import Path
 
 from teeth.core import SURVIVING  # what `--format lines` lists unless `--status` says otherwise
 from teeth.errors import TeethError
+from teeth.records import Mutant, Result
 from teeth.sources import located, read_source, span
 
 WIDTH = 120  # a change longer than this is cut, with an ellipsis
@@ -24,27 +25,28 @@ def shown_path(root: Path, file: str) -> str:
         return path.as_posix()
 
 
-def change_text(row: dict) -> str:
-    change = " ".join(f"{row['original']} -> {row['replacement']}".split())
+def change_text(mutant: Mutant) -> str:
+    change = mutant.change
     return change if len(change) <= WIDTH else change[: WIDTH - 1] + "…"
 
 
-def survivor_lines(results: list[dict], root: Path, statuses: tuple[str, ...] = SURVIVING) -> list[str]:
+def survivor_lines(results: list[Result], root: Path, statuses: tuple[str, ...] = SURVIVING) -> list[str]:
     """The lines of the results whose status is one of `statuses`; a mutant of several profiles once per status."""
     sources: dict[Path, str] = {}
     lines, seen = [], set()
     for row in results:
-        if row["status"] not in statuses or (row["mutant_id"], row["status"]) in seen:
+        m, status = row.mutant, row.status
+        if status not in statuses or (m.id, status) in seen:
             continue
-        seen.add((row["mutant_id"], row["status"]))
-        path = located(root, row["file"])
+        seen.add((m.id, status))
+        path = located(root, m.file)
         if path not in sources:
             try:
                 sources[path] = read_source(path) if path.is_file() else ""
             except (OSError, TeethError):
                 sources[path] = ""
-        (line, column), _ = span(sources[path], row["line"], row["original"])
-        why = f" ({row['why']})" if row.get("why") else ""
-        lines.append(f"{shown_path(root, row['file'])}:{line}:{column}: {row['status']}{why} {row['operator']}: "
-                     f"{change_text(row)} (mutant {row['mutant_id']})")
+        (line, column), _ = span(sources[path], m.line, m.original)
+        why = f" ({row.outcome.why})" if row.outcome.why else ""
+        lines.append(f"{shown_path(root, m.file)}:{line}:{column}: {status}{why} {m.operator}: "
+                     f"{change_text(m)} (mutant {m.id})")
     return lines

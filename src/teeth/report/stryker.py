@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from teeth import DISTRIBUTION
-from teeth.core import Status, shown_detail
+from teeth.core import Status
 from teeth.errors import TeethError
+from teeth.records import Matrix, MatrixEntry, Result, TestRecord
 from teeth.sources import located, read_source, span
 from teeth.store import Store
 
@@ -30,12 +31,12 @@ MODULE = "<module>"
 class RunPart:
     """One run of one target, as the report shows it."""
 
-    results: list[dict]  # Store.results rows
-    tests: list[dict]  # Store.baseline_tests rows: profile, test, covers
+    results: list[Result]
+    tests: list[TestRecord]  # Store.baseline_tests
     root: Path  # where the target's files and test files are read from
     fail_under: float | None = None
     relative_to: Path | None = None  # file paths are keyed relative to this (default: root)
-    matrix: dict | None = None  # Store.kill_matrix: with --full-matrix, every killing and every executing test
+    matrix: Matrix | None = None  # Store.kill_matrix: with --full-matrix, every killing and every executing test
 
 
 def run_part(store: Store, run_id: int, root: Path, fail_under: float | None = None) -> RunPart:
@@ -72,52 +73,54 @@ def _name(path: Path, base: Path, fallback: str) -> str:
 class _Coverage:
     """Which baseline tests executed a mutant's function (teeth records coverage per outer function)."""
 
-    def __init__(self, tests: list[dict]):
+    def __init__(self, tests: list[TestRecord]):
         self.by_key: dict[tuple[str, str], list[str]] = defaultdict(list)
         for test in tests:
-            for key in test["covers"]:
-                self.by_key[(test["profile"], key)].append(test["test"])
+            for key in test.covers or {}:
+                self.by_key[(test.profile, key)].append(test.test)
 
-    def covered_by(self, row: dict) -> list[str]:
-        outer = (row["function"] or "").split(".<locals>")[0] or MODULE
-        found = self.by_key.get((row["profile"], f"{row['file']}::{outer}"))
+    def covered_by(self, row: Result) -> list[str]:
+        outer = (row.mutant.function or "").split(".<locals>")[0] or MODULE
+        found = self.by_key.get((row.profile, f"{row.mutant.file}::{outer}"))
         if found is None:  # class-body code is recorded as module-level
-            found = self.by_key.get((row["profile"], f"{row['file']}::{MODULE}"), [])
+            found = self.by_key.get((row.profile, f"{row.mutant.file}::{MODULE}"), [])
         return found
 
 
-def _mutant(row: dict, source: str, coverage: _Coverage, many_profiles: bool, matrix: dict | None = None) -> dict:
-    """`matrix`: the mutant's full matrix under its profile (test -> {check}), when the run recorded one."""
+def _mutant(row: Result, source: str, coverage: _Coverage, many_profiles: bool,
+            matrix: dict[str, MatrixEntry] | None = None) -> dict:
+    """The result as a Stryker mutant; `matrix`: its full matrix under its profile (test -> its verdict), when the
+    run recorded one."""
+    m, o = row.mutant, row.outcome
     mutant = {
-        "id": f"{row['mutant_id']}@{row['profile']}" if many_profiles else row["mutant_id"],
-        "mutatorName": row["operator"],
-        "replacement": row["replacement"],
-        "location": _location(source, row["line"], row["original"]),
-        "status": STATUS.get(row["status"], "RuntimeError"),
-        "description": f"{row['operator']} in {row['function'] or MODULE} (op {row['op']}, "
-                       f"profile {row['profile']})",
+        "id": f"{m.id}@{row.profile}" if many_profiles else m.id,
+        "mutatorName": m.operator,
+        "replacement": m.replacement,
+        "location": _location(source, m.line, m.original),
+        "status": STATUS.get(o.status, "RuntimeError"),
+        "description": f"{m.operator} in {m.function or MODULE} (op {m.op}, profile {row.profile})",
     }
-    if row["status"] != Status.SKIPPED:
-        covered = [] if row["status"] == Status.NO_COVERAGE else coverage.covered_by(row)
-        if row["killed_by"] and row["killed_by"] not in covered:
-            covered = [*covered, row["killed_by"]]
+    if o.status != Status.SKIPPED:
+        covered = [] if o.status == Status.NO_COVERAGE else coverage.covered_by(row)
+        if o.killed_by and o.killed_by not in covered:
+            covered = [*covered, o.killed_by]
         mutant["coveredBy"] = covered
-        mutant["testsCompleted"] = row.get("tests_run") or 0
+        mutant["testsCompleted"] = o.tests_run or 0
     if matrix:  # --full-matrix: the tests that ran it are the ones that executed it; each failing one killed it
         mutant["coveredBy"] = list(matrix)
         mutant["testsCompleted"] = len(matrix)
-        killers = [test for test, verdict in matrix.items() if verdict["check"] is not None]
+        killers = [test for test, verdict in matrix.items() if verdict.failed]
         if killers:
             mutant["killedBy"] = killers
-    elif row["killed_by"]:
-        mutant["killedBy"] = [row["killed_by"]]
-    reason = shown_detail(row["detail"], row.get("signal")) or (f"check: {row['check']}" if row["check"] else None)
-    if row.get("why"):  # why it survived, then what was seen
-        reason = f"{row['why']}: {reason}" if reason else row["why"]
+    elif o.killed_by:
+        mutant["killedBy"] = [o.killed_by]
+    reason = o.shown_detail or (f"check: {o.check}" if o.check else None)
+    if o.why:  # why it survived, then what was seen
+        reason = f"{o.why}: {reason}" if reason else o.why.value
     if reason:
         mutant["statusReason"] = reason
-    if row["duration"] is not None:
-        mutant["duration"] = round(1000 * row["duration"])
+    if o.duration is not None:
+        mutant["duration"] = round(1000 * o.duration)
     return mutant
 
 
@@ -126,7 +129,7 @@ def _test_files(parts: list[RunPart]) -> dict[str, dict]:
     files: dict[str, dict] = {}
     seen: set[str] = set()
     for part in parts:
-        node_ids = [t["test"] for t in part.tests] + [r["killed_by"] for r in part.results if r["killed_by"]]
+        node_ids = [t.test for t in part.tests] + [r.outcome.killed_by for r in part.results if r.outcome.killed_by]
         for node_id in node_ids:
             if node_id in seen:
                 continue
@@ -146,15 +149,15 @@ def report(parts: list[RunPart], thresholds: tuple[int, int] = (80, 60)) -> dict
     files: dict[str, dict] = {}
     sources: dict[Path, str] = {}
     for part in parts:
-        many_profiles = len({r["profile"] for r in part.results}) > 1
+        many_profiles = len({r.profile for r in part.results}) > 1
         coverage = _Coverage(part.tests)
         for row in part.results:
-            path = located(part.root, row["file"]).resolve()
+            path = located(part.root, row.mutant.file).resolve()
             if path not in sources:
                 sources[path] = _read(path) or ""
-            name = _name(path, part.relative_to or part.root, row["file"])
+            name = _name(path, part.relative_to or part.root, row.mutant.file)
             entry = files.setdefault(name, {"language": "python", "source": sources[path], "mutants": []})
-            matrix = (part.matrix or {}).get(row["mutant_id"], {}).get(row["profile"])
+            matrix = (part.matrix or {}).get(row.mutant.id, {}).get(row.profile)
             entry["mutants"].append(_mutant(row, sources[path], coverage, many_profiles, matrix))
     fail_under = [p.fail_under for p in parts if p.fail_under is not None]
     high, low = thresholds

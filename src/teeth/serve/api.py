@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 
+from teeth.records import Result
 from teeth.serve.service import Service, error, read_denied, request_token
 from teeth.serve.payload import NewerSchema, digest, parse_push
 from teeth.serve.store import Ambiguous
@@ -99,14 +100,22 @@ def history(store, name):
 @reader
 def run(store, run_id):
     """GET /api/runs/ID: a run's metadata and its kill rate per op x profile."""
-    return {"run": store.find_run(run_id).to_json(), "kill_rates": store.kill_rates(run_id)}
+    return {"run": store.find_run(run_id).to_json(), "kill_rates": [r.to_json() for r in store.kill_rates(run_id)]}
+
+
+def survivor_json(result: Result) -> dict:
+    """A survivor as GET /api/runs/ID/survivors shows it (`mutant`: the old key of `mutant_id`, until teeth 0.2.0)."""
+    m, o = result.mutant, result.outcome
+    return {"mutant_id": m.id, "file": m.file, "line": m.line, "end_line": m.end_line, "function": m.function,
+            "op": m.op, "operator": m.operator, "original": m.original, "replacement": m.replacement, "diff": m.diff,
+            "profile": result.profile, "status": o.status.value, "detail": o.detail, "mutant": m.id}
 
 
 @reader
 def survivors(store, run_id):
     """GET /api/runs/ID/survivors: the run's surviving mutants with their diffs (`mutant`: the old key of
     `mutant_id`, kept until teeth 0.2.0)."""
-    return [{**row, "mutant": row["mutant_id"]} for row in store.survivors(run_id)]
+    return [survivor_json(r) for r in store.survivors(run_id)]
 
 
 @reader

@@ -66,12 +66,12 @@ def target(store, name):
 def run(store, run_id):
     row = store.find_run(run_id)
     rates = store.kill_rates(run_id)
-    ops = sorted({r["op"] for r in rates})
-    profiles = sorted({r["profile"] for r in rates})
-    matrix = {(r["op"], r["profile"]): r for r in rates}
-    survivors: dict[str, dict] = {}
+    ops = sorted({r.op for r in rates})
+    profiles = sorted({r.profile for r in rates})
+    matrix = {(r.op, r.profile): r for r in rates}
+    survivors: dict[str, tuple] = {}  # mutant id -> (its first result, the profiles it survived in)
     for s in store.survivors(run_id):
-        survivors.setdefault(s["mutant_id"], {**s, "profiles": []})["profiles"].append(s["profile"])
+        survivors.setdefault(s.mutant.id, (s, []))[1].append(s.profile)
     return "run.html", {"run": row, "ops": ops, "profiles": profiles, "matrix": matrix,
                         "survivors": list(survivors.values())}
 

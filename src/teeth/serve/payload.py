@@ -10,7 +10,9 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from teeth.core import STATUSES, WorkerFailure
+from teeth.core import STATUSES, Check, Status as StatusEnum, WorkerFailure
+from teeth.records import (Mutant, Result, Run, RunStatus, TestRecord, mutant_of, mutant_row, outcome_of,
+                           outcome_row, record_of_test, row_of_test)
 from teeth.store import SCHEMA_VERSION
 
 Status = Literal[STATUSES]  # type: ignore[valid-type]
@@ -32,6 +34,14 @@ def check_target_name(name: str, error=ValueError) -> str:
 TargetName = Annotated[str, AfterValidator(check_target_name)]
 
 
+def _json_text(text: str) -> str:
+    json.loads(text)  # a ValueError is the model's validation error
+    return text
+
+
+JsonText = Annotated[str, AfterValidator(_json_text)]  # JSON as the tests table keeps it, as text
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -40,7 +50,7 @@ class PushedRunMeta(_Strict):
     target: TargetName
     started_at: Optional[str] = None
     finished_at: Optional[str] = None
-    status: str
+    status: Literal[tuple(s.value for s in RunStatus)]  # type: ignore[valid-type]
     commit: Optional[str] = None
     dirty: Optional[int] = Field(None, ge=0, le=1)
     profiles: list[str]
@@ -72,7 +82,7 @@ class PushedOutcome(_Strict):
     profile: str
     status: Status
     killed_by: Optional[str] = None
-    check: Optional[str] = None
+    check: Optional[Literal[tuple(c.value for c in Check)]] = None  # type: ignore[valid-type]
     duration: Optional[Seconds] = None
     tests_run: Optional[Count] = None
     test_seconds: Optional[Seconds] = None
@@ -81,16 +91,22 @@ class PushedOutcome(_Strict):
     failure: Optional[Literal[tuple(f.value for f in WorkerFailure)]] = None  # type: ignore[valid-type]
     cache_key: Optional[str] = None
 
+    @model_validator(mode="after")
+    def _failure_is_an_error(self):
+        if self.failure is not None and self.status != StatusEnum.ERROR:
+            raise ValueError(f"a worker failure ({self.failure}) is an error, not {self.status}")
+        return self
+
 
 class PushedTest(_Strict):
     profile: str
     test: str
     duration: Optional[Seconds] = None
-    failure: Optional[str] = None  # JSON text, as the tests table keeps it
-    covers: Optional[str] = None
+    failure: Optional[JsonText] = None  # JSON text, as the tests table keeps it
+    covers: Optional[JsonText] = None
     test_key: Optional[str] = None
     profile_key: Optional[str] = None
-    lines: Optional[str] = None  # JSON text: the lines the test executed per file (teeth show)
+    lines: Optional[JsonText] = None  # JSON text: the lines the test executed per file (teeth show)
 
 
 class PushedRun(_Strict):
@@ -113,6 +129,32 @@ class PushedRun(_Strict):
         if len({(o.mutant_id, o.profile) for o in self.outcomes}) != len(self.outcomes):
             raise ValueError("two outcomes for one (mutant, profile)")
         return self
+
+
+def push_body(run: Run, results: list[Result], tests: list[TestRecord]) -> dict:
+    """A run as the JSON body `teeth push` sends: its metadata, its mutants by id, its outcomes by mutant and
+    profile, its tests (JSON columns as text); `reused_from` is local to the database: not sent."""
+    shown = run.to_json()
+    meta = {k: shown[k] for k in PushedRunMeta.model_fields}
+    meta["dirty"] = None if run.dirty is None else int(run.dirty)
+    mutants = {r.mutant.id: r.mutant for r in results}
+    return {"schema": SCHEMA_VERSION, "run": meta,
+            "mutants": [{k: mutant_row(mutants[i])[k] for k in PushedMutant.model_fields} for i in sorted(mutants)],
+            "outcomes": [{k: outcome_row(r.outcome, r.profile)[k] for k in PushedOutcome.model_fields}
+                         for r in sorted(results, key=lambda r: r.key)],
+            "tests": [{k: row_of_test(t)[k] for k in PushedTest.model_fields} for t in tests]}
+
+
+def pushed_records(pushed: PushedRun) -> tuple[Run, list[Mutant], list[Result], list[TestRecord]]:
+    """A pushed run as the store takes it: the run (its id is the store's to give), mutants, results, tests."""
+    meta = pushed.run
+    run = Run(id=0, target=meta.target, started_at=meta.started_at, finished_at=meta.finished_at,
+              status=RunStatus(meta.status), commit=meta.commit, dirty=None if meta.dirty is None else bool(meta.dirty),
+              profiles=tuple(meta.profiles), operators=tuple(meta.operators), versions=meta.versions,
+              options=meta.options, timings=meta.timings, totals=meta.totals, notes=tuple(meta.notes))
+    mutants = {m.id: mutant_of(m.model_dump()) for m in pushed.mutants}
+    results = [Result(mutants[o.mutant_id], o.profile, outcome_of(o.model_dump())) for o in pushed.outcomes]
+    return run, list(mutants.values()), results, [record_of_test(t.model_dump()) for t in pushed.tests]
 
 
 class NewerSchema(Exception):

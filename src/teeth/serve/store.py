@@ -7,13 +7,12 @@ import threading
 
 from sqlite_utils.migrations import Migrations
 
-from teeth.core import COUNTED, Status, counts_sql, kill_rate, surviving_sql
+from teeth.core import COUNTED, SURVIVING, Status, counts_sql, kill_rate
 from teeth.errors import TeethError
-from teeth.records import Run
-from teeth.serve.payload import (PushedMutant, PushedOutcome, PushedRun, PushedRunMeta, PushedTest,
-                                 check_target_name)
+from teeth.records import OutcomeFilter, Result, Run, mutant_row
+from teeth.serve.payload import PushedRun, check_target_name, push_body, pushed_records
 from teeth.serve.tokens import Token, new_token, same_digest, token_digest
-from teeth.store import SCHEMA_VERSION, Store, now
+from teeth.store import Store, now
 from teeth.store_opening import write_transaction
 
 COUNTS_SQL = counts_sql()
@@ -99,39 +98,25 @@ class ServeStore(Store):
         with WRITE_LOCK:
             for row in self.db["pushed_runs"].rows_where("digest = ?", [digest], limit=1):
                 return row["run_id"], False
-            meta = run.run
-            row = {"target": meta.target, "started_at": meta.started_at, "finished_at": meta.finished_at,
-                   "status": meta.status, "commit": meta.commit, "dirty": meta.dirty,
-                   "profiles": json.dumps(meta.profiles), "operators": json.dumps(meta.operators),
-                   "versions": json.dumps(meta.versions), "options": json.dumps(meta.options),
-                   "timings": json.dumps(meta.timings) if meta.timings is not None else None,
-                   "totals": json.dumps(meta.totals) if meta.totals is not None else None,
-                   "notes": json.dumps(meta.notes) if meta.notes else None}
+            record, mutants, results, tests = pushed_records(run)
 
             def then(run_id: int) -> None:
                 # A push only adds: a mutant this target already has keeps its stored row, and (target, id) is the
                 # key, so a push of another target never touches it.
-                self.db["mutants"].insert_all((m.model_dump() for m in run.mutants), pk=("target", "id"), ignore=True)
+                self.db["mutants"].insert_all((mutant_row(m) for m in mutants), pk=("target", "id"), ignore=True)
                 self.db["pushed_runs"].insert({"digest": digest, "run_id": run_id, "token": token,
                                                "pushed_at": now(), "schema": run.schema_version})
 
             run_id = self.add_run(  # one transaction per push: a failure leaves nothing behind
-                row, [], [o.model_dump() for o in run.outcomes], [t.model_dump() for t in run.tests], then=then)
+                record, results, tests, then=then, mutants=False)
             return run_id, True
 
     def export_run(self, run_id: int) -> dict:
         """A local run as the JSON body `teeth push` sends (reused_from is local to this file: not sent)."""
-        run = self.run(run_id).to_json()
-        meta = {k: run[k] for k in PushedRunMeta.model_fields}
-        meta["dirty"] = None if run["dirty"] is None else int(run["dirty"])
-        meta["notes"] = list(run.get("notes") or [])  # what the run found about the suite (an audit's lines)
-        mutant_rows, outcome_rows, test_rows = self.run_rows(run_id)
-        outcomes = [{k: o.get(k) for k in PushedOutcome.model_fields} for o in outcome_rows]
-        if not outcomes:
+        results = self.results(run_id)
+        if not results:
             raise TeethError(f"run {run_id} in {self.path} has no outcomes to push")
-        mutants = [{k: r.get(k) for k in PushedMutant.model_fields} for r in mutant_rows]
-        tests = [{k: t.get(k) for k in PushedTest.model_fields} for t in test_rows]
-        return {"schema": SCHEMA_VERSION, "run": meta, "mutants": mutants, "outcomes": outcomes, "tests": tests}
+        return push_body(self.run(run_id), results, self.tests(run_id))
 
     # -- queries the API serves ---------------------------------------------------
     def target_summaries(self) -> list[dict]:
@@ -143,7 +128,7 @@ class ServeStore(Store):
         for row in self.db.query("select target, count(*) as runs from runs group by target order by target"):
             run_id = latest.get(row["target"])
             counts = self.kill_rates(run_id, by=("profile",)) if run_id else []
-            totals = {k: sum(c[k] for c in counts) for k in COUNTED}
+            totals = {k: sum(c.counts[k] for c in counts) for k in COUNTED}
             found.append({"target": row["target"], "runs": row["runs"], "latest_run": run_id,
                           "kill_rate": kill_rate(totals) if run_id else None})
         return found
@@ -172,15 +157,10 @@ class ServeStore(Store):
         except TeethError:
             raise LookupError(f"no run {run_id}") from None
 
-    def survivors(self, run_id: int) -> list[dict]:
-        """A run's surviving mutants, one row per (mutant, profile), with their diffs."""
+    def survivors(self, run_id: int) -> list[Result]:
+        """A run's surviving mutants, one result per (mutant, profile), with their diffs."""
         self.find_run(run_id)
-        return [dict(r) for r in self.db.query(
-            f"""select m.id as mutant_id, m.file, m.line, m.end_line, m.function, m.op, m.operator, m.original,
-                      m.replacement, m.diff, o.profile, o.status, o.detail
-               from outcomes o join runs r on r.id = o.run_id
-               join mutants m on m.id = o.mutant_id and m.target = r.target where o.run_id = ? and {surviving_sql()}
-               order by m.file, m.line, m.id, o.profile""", [run_id])]
+        return self.results(run_id, OutcomeFilter(SURVIVING))
 
     def mutant_history(self, mutant_id: str, target: str | None = None) -> dict:
         """A mutant (exact id; of `target`, needed when several targets hold the id) and its outcome in every run of
