@@ -9,7 +9,7 @@ from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
 from teeth.equivalence.flow import assigned_value, uses
 from teeth.equivalence.reads import DEPTH
-from teeth.equivalence.tensors import is_tensor
+from teeth.equivalence.tensors import is_tensor, masked_index
 
 VIEW = ("view_to_copy",)
 # a kernel of the file that stores only into y_ptr: x_ptr and c_ptr are only read
@@ -190,8 +190,28 @@ class ViewOfFresh(Rule):
         "    return maybe(p, c).view(-1)\n",  # one return is its argument
     )
 
+    suppresses += (  # a mask's index is a copy: a new tensor nothing else holds
+        "def f(x: Tensor, m: Tensor):\n    return x[~(m > 0)].view(-1)\n",
+        "def f(x: Tensor, m: Tensor, n):\n    keep = m.isfinite() & (m > 0)\n    return x[keep].view(n, -1)\n",
+        "def f(p: Tensor, n):\n    return p[~torch.eye(n).bool()].view(n, n - 1)\n",
+    )
+    keeps += (
+        "def f(x: Tensor, i: Tensor):\n    return x[i].view(-1)\n",  # maybe an integer index: a 0-dim one selects
+        "def f(x: Tensor, m: Tensor):\n    return x[(m > 0).long()].view(-1)\n",  # integers made from a mask
+        "def f(x: Tensor, m: Tensor):\n    return x[~m].view(-1)\n",  # `~` of an integer tensor: integers
+        "def f(x: Tensor, m):\n    return x[m > 0].view(-1)\n",  # maybe a Python bool: `x[True]` is a view
+    )
+    suppresses += (  # a paired unpacking is the binding that reaches a use in a loop below it
+        "def f(a, b, idx):\n    a, b = a.bool(), b.bool()\n    out = []\n    for i in idx:\n"
+        "        rows = a[i].nonzero(as_tuple=False).squeeze(1)\n        out.append(rows.repeat(2))\n    return out\n",
+    )
+    keeps += (
+        "def f(a, b, idx):\n    a, b = b, a.bool()\n    out = []\n    for i in idx:\n"
+        "        rows = a[i].nonzero(as_tuple=False).squeeze(1)\n        out.append(rows.repeat(2))\n    return out\n",
+    )
+
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        root = storage_root(mutant.node)
+        root = storage_root(mutant.node, lambda e: masked_index(e, ctx.flow))
         return root is not mutant.node and is_tensor(mutant.node, ctx.flow) and ctx.reads.fresh(root)
 
 

@@ -10,6 +10,7 @@ from libcst.metadata import ComprehensionScope, FunctionScope
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
     is_fresh, method_effect, storage_root
 from teeth.equivalence.flow import Flow, assigned_value, uses
+from teeth.equivalence.tensors import masked_index
 
 DEPTH = 12  # how many bindings a value is followed through
 
@@ -40,7 +41,7 @@ class Reads:
         """Is `expr` a new tensor nothing else holds: a torch call that makes one, or a call of a function of the
         package whose every return does?"""
         if not self._own_function(expr):
-            return is_fresh(expr)
+            return is_fresh(expr) or masked_index(expr, self.flow)
         effects = self.callees.effects(self.flow, expr)
         return effects is not None and effects.fresh and not has_out(expr)
 
