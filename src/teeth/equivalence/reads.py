@@ -47,8 +47,8 @@ class Reads:
 
     def _own_function(self, call: cst.CSTNode) -> bool:
         """Is `call` a call of a bare name bound to a function of the package (which shadows a torch name)?"""
-        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and self.callees is not None and \
-            self.callees.function(self.flow, call) is not None
+        return isinstance(call, cst.Call) and isinstance(call.func, (cst.Name, cst.Attribute)) and \
+            self.callees is not None and self.callees.function(self.flow, call) is not None
 
     def read_by_callee(self, call: cst.Call, arg: cst.Arg, seen: set | None = None, depth: int = 0,
                        bind: bool = True) -> bool:
