@@ -9,9 +9,13 @@ from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
 from teeth.equivalence.flow import assigned_value, uses
 from teeth.equivalence.reads import DEPTH
-from teeth.equivalence.tensors import is_tensor
+from teeth.equivalence.tensors import is_tensor, masked_index
 
 VIEW = ("view_to_copy",)
+# a module of the file held in an attribute of another: `self.scale = Scale()` in `__init__`, called in `forward`
+HELD = ("class Scale(nn.Module):\n    def forward(self, t):\n        {forward}\n\n\n"
+        "class Net(nn.Module):\n    def __init__(self, scale=None):\n        super().__init__()\n"
+        "        {init}\n\n")
 # a kernel of the file that stores only into y_ptr: x_ptr and c_ptr are only read
 KERNEL = ("@triton.jit\ndef k(x_ptr, c_ptr, y_ptr, n):\n    i = tl.arange(0, 4)\n    v = tl.load(x_ptr + i) * tl.load(c_ptr + i)\n"
           "    tl.store(y_ptr + i, v)\n\n")
@@ -92,6 +96,26 @@ class ViewOnlyRead(Rule):
         "    return x\n",  # on one path the write reaches the view
         "def f(x, n, b):\n    out = [None] * b\n    for i in range(b):\n        out[i] = x[i, :n]\n    return out\n",  # a list
         "def sum(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return sum(x[:n]).item()\n",  # not torch's
+    )
+
+    # a callee held in an attribute: `self.NAME = Cls(...)` in `__init__`, the attribute's only binding (callees.py)
+    suppresses += (
+        HELD.format(forward="return t * 2", init="self.scale = Scale()") +
+        "    def forward(self, x: Tensor, n):\n        rows = x[:n]\n        return self.scale(rows)\n",
+    )
+    keeps += (
+        HELD.format(forward="t.mul_(2)\n        return t", init="self.scale = Scale()") +
+        "    def forward(self, x: Tensor, n):\n        rows = x[:n]\n        return self.scale(rows).sum()\n",
+        HELD.format(forward="return t * 2", init="self.scale = scale") +  # the caller's callee: anything
+        "    def forward(self, x: Tensor, n):\n        rows = x[:n]\n        return self.scale(rows).sum()\n",
+        HELD.format(forward="return t * 2", init="self.scale = Scale()") +  # rebound by another method
+        "    def reset(self, other):\n        self.scale = other\n\n"
+        "    def forward(self, x: Tensor, n):\n        rows = x[:n]\n        return self.scale(rows).sum()\n",
+        HELD.format(forward="return t * 2", init="if scale is None:\n            self.scale = Scale()") +
+        "    def forward(self, x: Tensor, n):\n        rows = x[:n]\n        return self.scale(rows).sum()\n",
+        HELD.replace("class Scale(nn.Module)", "class Scale(Base)").format(  # another base: its __call__ unknown
+            forward="return t * 2", init="self.scale = Scale()") +
+        "    def forward(self, x: Tensor, n):\n        rows = x[:n]\n        return self.scale(rows).sum()\n",
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
@@ -182,6 +206,14 @@ class ViewOfFresh(Rule):
         "def lifted(p):\n    out = torch.cat([p, p])\n    out = out.reshape(2, -1)\n    return out.float()\n\n"
         "def f(p):\n    return lifted(p).view(-1)\n",
     )
+    suppresses += (  # a held module whose forward always makes a new tensor
+        HELD.format(forward="return t * 2", init="self.scale = Scale()") +
+        "    def forward(self, x):\n        return self.scale(x).view(-1)\n",
+    )
+    keeps += (
+        HELD.format(forward="return t", init="self.scale = Scale()") +  # it hands its argument back
+        "    def forward(self, x):\n        return self.scale(x).view(-1)\n",
+    )
     keeps += (
         "def same(p):\n    return p\n\ndef f(p):\n    return same(p).view(-1)\n",  # it returns its argument
         "def kept(p):\n    out = p * 2\n    KEEP.append(out)\n    return out\n\ndef f(p):\n"
@@ -190,8 +222,28 @@ class ViewOfFresh(Rule):
         "    return maybe(p, c).view(-1)\n",  # one return is its argument
     )
 
+    suppresses += (  # a mask's index is a copy: a new tensor nothing else holds
+        "def f(x: Tensor, m: Tensor):\n    return x[~(m > 0)].view(-1)\n",
+        "def f(x: Tensor, m: Tensor, n):\n    keep = m.isfinite() & (m > 0)\n    return x[keep].view(n, -1)\n",
+        "def f(p: Tensor, n):\n    return p[~torch.eye(n).bool()].view(n, n - 1)\n",
+    )
+    keeps += (
+        "def f(x: Tensor, i: Tensor):\n    return x[i].view(-1)\n",  # maybe an integer index: a 0-dim one selects
+        "def f(x: Tensor, m: Tensor):\n    return x[(m > 0).long()].view(-1)\n",  # integers made from a mask
+        "def f(x: Tensor, m: Tensor):\n    return x[~m].view(-1)\n",  # `~` of an integer tensor: integers
+        "def f(x: Tensor, m):\n    return x[m > 0].view(-1)\n",  # maybe a Python bool: `x[True]` is a view
+    )
+    suppresses += (  # a paired unpacking is the binding that reaches a use in a loop below it
+        "def f(a, b, idx):\n    a, b = a.bool(), b.bool()\n    out = []\n    for i in idx:\n"
+        "        rows = a[i].nonzero(as_tuple=False).squeeze(1)\n        out.append(rows.repeat(2))\n    return out\n",
+    )
+    keeps += (
+        "def f(a, b, idx):\n    a, b = b, a.bool()\n    out = []\n    for i in idx:\n"
+        "        rows = a[i].nonzero(as_tuple=False).squeeze(1)\n        out.append(rows.repeat(2))\n    return out\n",
+    )
+
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        root = storage_root(mutant.node)
+        root = storage_root(mutant.node, lambda e: masked_index(e, ctx.flow))
         return root is not mutant.node and is_tensor(mutant.node, ctx.flow) and ctx.reads.fresh(root)
 
 

@@ -62,7 +62,10 @@ class Callees:
     # -- resolving a call to a definition ------------------------------------------------------------------------
 
     def function(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads] | None:
-        """The plain function `call` calls, with the analysis of its file; None when it cannot be told."""
+        """The plain function `call` calls, with the analysis of its file; None when it cannot be told. A call of
+        a callee held in an attribute (`self.NAME(...)`) is resolved by `held`."""
+        if isinstance(call.func, cst.Attribute):
+            return self.held(flow, call)
         if not isinstance(call.func, cst.Name):
             return None
         scope = flow.scopes.get(call.func)
@@ -74,12 +77,44 @@ class Callees:
         module, node = self.flows.get(id(flow)), getattr(found[0], "node", None)  # a builtin has no node
         return self._definition(module, node, call.func.value, HOPS) if module and node is not None else None
 
-    def _definition(self, module: Path, node: cst.CSTNode, name: str, hops: int):
+    def held(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads] | None:
+        """`self.NAME(...)` in a method of a class whose `__init__` binds `self.NAME = Cls(...)`, the only binding of
+        that attribute in the class (nor a method or class attribute of that name), with `Cls` a class of the package
+        deriving from `nn.Module` alone with its own `forward`, or from nothing with its own `__call__`: that method,
+        its first parameter (the instance) left out of the call's arguments. Anything else is unknown (a callee
+        passed in by the caller, `self.loss = loss`, is whatever the caller passes)."""
+        func = call.func
+        if not isinstance(func.value, cst.Name):
+            return None
+        owner = _method_of(flow, call, func.value.value)
+        if owner is None:
+            return None
+        method, cls = owner
+        made = _made_once_in_init(flow, cls, func.attr.value)
+        if made is None or not isinstance(made.func, cst.Name):
+            return None
+        module = self.flows.get(id(flow))
+        scope = flow.scopes.get(made.func)
+        found = list(scope[made.func.value]) if scope is not None else []
+        node = getattr(found[0], "node", None) if len(found) == 1 else None
+        if module is None or node is None:
+            return None
+        resolved = self._definition(module, node, made.func.value, HOPS, want=cst.ClassDef)
+        if resolved is None:
+            return None
+        klass, reads = resolved
+        called = _call_method(klass)
+        return (called, reads) if called is not None else None
+
+    def _definition(self, module: Path, node: cst.CSTNode, name: str, hops: int, want=cst.FunctionDef):
         loaded = self._modules.get(module)
         if loaded is None or hops <= 0:
             return None
         flow, reads = loaded
-        if isinstance(node, cst.FunctionDef):
+        if want is cst.ClassDef:
+            if isinstance(node, cst.ClassDef):
+                return (node, reads) if not node.decorators and isinstance(flow.parent(node), cst.Module) else None
+        elif isinstance(node, cst.FunctionDef):
             if node.decorators or not isinstance(flow.parent(node), cst.Module) or \
                     node.asynchronous is not None:
                 return None
@@ -92,10 +127,10 @@ class Callees:
             target = self._module_file(module, node)
             if target is None or self._load(target) is None:
                 return None
-            return self._top_level(target, _dotted(alias.name), hops - 1)
+            return self._top_level(target, _dotted(alias.name), hops - 1, want)
         return None
 
-    def _top_level(self, module: Path, name: str, hops: int):
+    def _top_level(self, module: Path, name: str, hops: int, want=cst.FunctionDef):
         flow, _ = self._modules[module]
         bound = [s for s in flow.module.body if _binds_at_top(s, name)]
         if len(bound) != 1:
@@ -105,8 +140,8 @@ class Callees:
             smalls = [s for s in statement.body if _binds_anywhere(s, name)]
             node = smalls[0] if len(smalls) == 1 else None
         else:
-            node = statement  # a function; anything else (a class, a compound statement) is not a plain function
-        return self._definition(module, node, name, hops) if node is not None else None
+            node = statement  # a function or a class; anything else (a compound statement) is neither
+        return self._definition(module, node, name, hops, want) if node is not None else None
 
     def _module_file(self, module: Path, node: cst.ImportFrom) -> Path | None:
         if self.root is None:
@@ -151,6 +186,15 @@ class Callees:
         if found is None:
             return None
         function, reads = found
+        bound = isinstance(call.func, cst.Attribute)  # a method of the held instance: its first parameter is it
+        found = self._function_effects(function, reads)
+        if found is None or not bound:
+            return found
+        if not found.params:
+            return None
+        return CalleeEffects(found.params[1:], found.read, found.returned, found.fresh)
+
+    def _function_effects(self, function: cst.FunctionDef, reads: Reads) -> CalleeEffects | None:
         key = id(function)
         if key in self._effects:
             return self._effects[key]
@@ -177,6 +221,89 @@ class Callees:
         if any(a.star or a.keyword is not None for a in before):
             return None
         return effects.params[len(before)] if len(before) < len(effects.params) else None
+
+
+_MODULE_BASES = ("nn.Module", "torch.nn.Module", "Module")
+
+
+def _method_of(flow: Flow, node: cst.CSTNode, instance: str):
+    """(method, class) when `node` is in a method (a function right in a class's body, undecorated) whose first
+    parameter is `instance` and never rebound; None otherwise."""
+    method = flow.parent(node)
+    while method is not None and not isinstance(method, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        method = flow.parent(method)
+    if not isinstance(method, cst.FunctionDef) or method.decorators:
+        return None
+    block = flow.parent(method)
+    cls = flow.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    params = (*method.params.posonly_params, *method.params.params)
+    if not isinstance(cls, cst.ClassDef) or not params or params[0].name.value != instance:
+        return None
+    scope = flow.scopes.get(params[0].name)
+    if scope is None or len(list(scope.assignments[instance])) != 1:
+        return None  # `self` rebound in the method
+    return method, cls
+
+
+def _made_once_in_init(flow: Flow, cls: cst.ClassDef, name: str) -> cst.Call | None:
+    """`Cls(...)` when `self.NAME = Cls(...)` in the class's `__init__` (its first parameter `self`, at the top of
+    its body) is the only store into that attribute anywhere in the class, the class has no member `NAME` and no
+    `setattr`/`__setattr__`; None otherwise."""
+    from teeth.equivalence.flow import walk
+
+    body = cls.body.body
+    if any(_binds_at_top(s, name) for s in body) or \
+            any(isinstance(s, cst.FunctionDef) and s.name.value == "__setattr__" for s in body):
+        return None
+    init = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
+    if len(init) != 1 or init[0].decorators:
+        return None
+    params = (*init[0].params.posonly_params, *init[0].params.params)
+    if not params:
+        return None
+    this = params[0].name.value
+    made = []
+    for node in walk(cls):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
+            return None
+        targets = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            targets = [node.target]
+        elif isinstance(node, cst.Del):
+            targets = [node.target]
+        for target in targets:
+            for n in walk(target):
+                if isinstance(n, cst.Attribute) and n.attr.value == name:
+                    made.append((node, n))
+    if len(made) != 1:
+        return None
+    statement, target = made[0]
+    line = flow.parent(statement)
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1 or \
+            statement.targets[0].target is not target or not isinstance(target.value, cst.Name) or \
+            target.value.value != this or not isinstance(statement.value, cst.Call) or \
+            not isinstance(line, cst.SimpleStatementLine) or flow.parent(flow.parent(line)) is not init[0]:
+        return None  # not `self.NAME = Cls(...)` at the top of `__init__`'s body (a branch may skip it)
+    return statement.value
+
+
+def _call_method(klass: cst.ClassDef) -> cst.FunctionDef | None:
+    """What calling an instance of `klass` runs: its own `forward` when it derives from `nn.Module` alone (no
+    `__call__` of its own), its own `__call__` when it derives from nothing; undecorated, not async."""
+    bases = [_dotted(b.value) for b in klass.bases]
+    if klass.keywords or any(not b for b in bases):
+        return None
+    members = {s.name.value: s for s in klass.body.body if isinstance(s, cst.FunctionDef)}
+    if "__call__" in members:
+        wanted = "__call__" if not bases or bases == ["object"] else None
+    else:
+        wanted = "forward" if len(bases) == 1 and bases[0] in _MODULE_BASES else None
+    method = members.get(wanted) if wanted else None
+    if method is None or method.decorators or method.asynchronous is not None:
+        return None
+    return method
 
 
 def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:

@@ -163,9 +163,12 @@ def base_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def storage_root(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """What an alias chain is taken of: `out` in `out[:n].view(b, n)`, the call in `(a == b).nonzero().view(-1)`."""
+def storage_root(expr: cst.BaseExpression, copies=None) -> cst.BaseExpression:
+    """What an alias chain is taken of: `out` in `out[:n].view(b, n)`, the call in `(a == b).nonzero().view(-1)`;
+    with `copies` (a predicate), the chain also stops at an expression it says always makes a copy (`x[mask]`)."""
     for _ in range(64):
+        if copies is not None and copies(expr):
+            return expr
         base = base_of(expr)
         if base is None:
             return expr

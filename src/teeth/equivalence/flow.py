@@ -40,6 +40,29 @@ def assigned_value(statement: cst.CSTNode | None, name: str) -> cst.BaseExpressi
     return None
 
 
+def paired_value(statement: cst.CSTNode | None, name: str) -> cst.BaseExpression | None:
+    """`EXPR` when `statement` binds `name` in a tuple of names given a tuple literal of as many values, nothing
+    starred (`a, name = x, EXPR`): the value in the same place (every value is evaluated before any name is bound)."""
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target, value = statement.targets[0].target, statement.value
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, (cst.Tuple, cst.List)) or \
+            len(target.elements) != len(value.elements) or \
+            any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+        return None
+    found = [v.value for t, v in zip(target.elements, value.elements)
+             if isinstance(t.value, cst.Name) and t.value.value == name]
+    if len(found) != 1 or any(name in {n.value for n in _bound_names(t.value)} for t in target.elements
+                              if not isinstance(t.value, cst.Name)):
+        return None
+    return found[0]
+
+
+def bound_value(statement: cst.CSTNode | None, name: str) -> cst.BaseExpression | None:
+    """The value `statement` binds to `name`: `name = EXPR`, `name: T = EXPR` or a paired unpacking's element."""
+    return assigned_value(statement, name) or paired_value(statement, name)
+
+
 def _bound_names(target: cst.CSTNode):
     """The names an assignment target binds: `a`, `a, (b, *c)`; never those of `a[i]` or `a.b` (stored into)."""
     if isinstance(target, cst.Name):
@@ -205,11 +228,11 @@ class Flow:
                     if isinstance(earlier, cst.SimpleStatementLine):
                         for small in reversed(earlier.body):
                             if binds(small, name):
-                                value = assigned_value(small, name)
+                                value = bound_value(small, name)
                                 return Reaching(value=value, statement=small) if value is not None else None
                     elif isinstance(earlier, cst.BaseSmallStatement):
                         if binds(earlier, name):
-                            value = assigned_value(earlier, name)
+                            value = bound_value(earlier, name)
                             return Reaching(value=value, statement=earlier) if value is not None else None
                     elif binds(earlier, name):
                         return None  # bound on some path only

@@ -10,6 +10,7 @@ from libcst.metadata import ComprehensionScope, FunctionScope
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
     is_fresh, method_effect, storage_root
 from teeth.equivalence.flow import Flow, assigned_value, uses
+from teeth.equivalence.tensors import masked_index
 
 DEPTH = 12  # how many bindings a value is followed through
 
@@ -40,14 +41,14 @@ class Reads:
         """Is `expr` a new tensor nothing else holds: a torch call that makes one, or a call of a function of the
         package whose every return does?"""
         if not self._own_function(expr):
-            return is_fresh(expr)
+            return is_fresh(expr) or masked_index(expr, self.flow)
         effects = self.callees.effects(self.flow, expr)
         return effects is not None and effects.fresh and not has_out(expr)
 
     def _own_function(self, call: cst.CSTNode) -> bool:
         """Is `call` a call of a bare name bound to a function of the package (which shadows a torch name)?"""
-        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and self.callees is not None and \
-            self.callees.function(self.flow, call) is not None
+        return isinstance(call, cst.Call) and isinstance(call.func, (cst.Name, cst.Attribute)) and \
+            self.callees is not None and self.callees.function(self.flow, call) is not None
 
     def read_by_callee(self, call: cst.Call, arg: cst.Arg, seen: set | None = None, depth: int = 0,
                        bind: bool = True) -> bool:

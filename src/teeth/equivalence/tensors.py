@@ -168,3 +168,40 @@ def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int)
         if value is None or not is_tensor(value, flow, inner, depth):
             return False
     return True
+
+
+# Methods (and torch functions) whose result is a boolean tensor when called on a tensor.
+_MASK_CALLS = frozenset("bool eq ne lt le gt ge isnan isinf isfinite isneginf isposinf logical_not logical_and "
+                        "logical_or logical_xor isin".split())
+_MASK_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+
+
+def is_mask(expr: cst.BaseExpression, flow: Flow, depth: int = 0) -> bool:
+    """Is `expr` a boolean tensor on every path: a tensor's comparison, `~`, `&`, `|`, `^` of masks, `.bool()` or a
+    predicate (`isnan`, `logical_and`, ...) of a tensor, or a name whose reaching binding is one?"""
+    if depth > _DEPTH:
+        return False
+    deeper = depth + 1
+    if isinstance(expr, cst.Comparison):
+        return len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, _MASK_COMPARISONS) and \
+            is_tensor(expr.left, flow)
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, cst.BitInvert) and is_mask(expr.expression, flow, deeper)
+    if isinstance(expr, cst.BinaryOperation):
+        return isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and \
+            is_mask(expr.left, flow, deeper) and is_mask(expr.right, flow, deeper)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _MASK_CALLS:
+        if dotted(expr.func.value) == "torch":  # torch.isnan(x): the first argument a tensor
+            first = expr.args[0] if expr.args else None
+            return first is not None and first.keyword is None and not first.star and is_tensor(first.value, flow)
+        return is_tensor(expr.func.value, flow)
+    if isinstance(expr, cst.Name):
+        reaching = flow.reaching(expr)
+        return reaching is not None and reaching.value is not None and is_mask(reaching.value, flow, deeper)
+    return False
+
+
+def masked_index(expr: cst.BaseExpression, flow: Flow) -> bool:
+    """`x[mask]` with one index, a boolean tensor: a tensor (or a list) indexed by a mask is always a new tensor, a
+    copy of the rows it selects (an integer tensor's index is not: a 0-dim one selects, a view)."""
+    return isinstance(expr, cst.Subscript) and _single_index(expr) and is_mask(expr.slice[0].slice.value, flow)
