@@ -21,11 +21,22 @@ SEED = 67280421310721  # torch's historical default seed: a plain run's start un
 
 
 def _seed_torch(torch) -> None:
-    torch.manual_seed(SEED)
+    if _torch_generator(torch):  # a module named torch may be a stand-in without generators
+        torch.manual_seed(SEED)
 
 
 def _seed_numpy(numpy) -> None:
-    numpy.random.seed(SEED % 2**32)
+    if _numpy_generator(numpy):
+        numpy.random.seed(SEED % 2**32)
+
+
+def _torch_generator(torch) -> bool:
+    return all(callable(getattr(torch, name, None)) for name in ("manual_seed", "get_rng_state", "set_rng_state"))
+
+
+def _numpy_generator(numpy) -> bool:
+    generator = getattr(numpy, "random", None)
+    return all(callable(getattr(generator, name, None)) for name in ("seed", "get_state", "set_state"))
 
 
 _SEEDERS = {"torch": _seed_torch, "numpy": _seed_numpy}
@@ -74,10 +85,10 @@ def capture() -> bytes:
     """The generators' state now, as one pickle."""
     state: dict = {"random": random.getstate()}
     torch = sys.modules.get("torch")
-    if torch is not None:
+    if torch is not None and _torch_generator(torch):
         state["torch"] = torch.get_rng_state().numpy().tobytes()
     numpy = sys.modules.get("numpy")
-    if numpy is not None:
+    if numpy is not None and _numpy_generator(numpy):
         state["numpy"] = numpy.random.get_state(legacy=True)
     return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
