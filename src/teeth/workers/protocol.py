@@ -58,12 +58,14 @@ class Fatal:
 class BaselineDone:
     """The baseline ran: per test {failure, duration, lines}; `shadowed`: (the target's file, the path the tests
     imported instead), if any; `modules`: the target's modules the tests imported, `imported`: every module the
-    baseline imported (child -> worker only)."""
+    baseline imported, `random_states`: the random state each test started with (`workers/random_state.py`)
+    (child -> worker only)."""
 
     tests: dict[str, dict]
     shadowed: tuple[str, str] | None = None
     modules: list[str] | None = None
     imported: list[str] | None = None
+    random_states: dict | None = None
 
 
 @dataclass(frozen=True)

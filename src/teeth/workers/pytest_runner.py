@@ -24,6 +24,8 @@ from teeth.workers.kernel_launches import kernel_launches
 from teeth.sources import read_source
 from teeth.workers.probe import Recorder, Undecided
 from teeth.workers.propagation import Meter, Unmeasured, originals
+from teeth.workers import random_state
+from teeth.workers.random_state import RandomStates
 from teeth.workers.protocol import BaselineDone, Collected, Fatal, InfectionDone, Running, WorkerSpec, decode
 from teeth.workers.sandbox import restrict_writes
 from teeth.workers.schema import Site, build_schema
@@ -86,6 +88,7 @@ class PytestRunner:
         self.concurrency = concurrency
         self.copies = copies or {}
         self.originals = {os.path.realpath(copy): file for file, copy in self.copies.items()}
+        self.random = RandomStates()  # each test's random state in the baseline, restored before it in later children
 
     def baseline(self, only: list[str] | None, report: Callable[[Running], object] = lambda running: None,
                  retries: int = 0) -> BaselineDone:
@@ -99,8 +102,11 @@ class PytestRunner:
 
         compiled = CompiledCode(files)  # what torch compiles runs where coverage cannot see it
 
+        states = RandomStates()
+
         def reported(item):
             report(Running(item.nodeid, next(counted)))
+            states.record(item.nodeid)  # before its fixtures: what the test starts from
             with compiled.test(item.nodeid):
                 return _run_item(item)
 
@@ -129,7 +135,7 @@ class PytestRunner:
         if shadowed:
             shadowed = (self.originals.get(shadowed[0], shadowed[0]), shadowed[1])
         imported = [name for name in list(sys.modules) if name not in before]
-        return BaselineDone(tests, shadowed, self._target_modules(), imported)
+        return BaselineDone(tests, shadowed, self._target_modules(), imported, states.encoded())
 
     def _target_modules(self) -> list[str]:
         """The modules of the target's files (or their copies) the tests imported."""
@@ -186,6 +192,7 @@ class PytestRunner:
                     continue
                 report(Running(nodeid, count))
                 recorder.test = nodeid
+                self.random.restore(nodeid)
                 with compiled.test(nodeid):
                     failure = _run_item(self.items[nodeid])
                 if failure:
@@ -219,6 +226,7 @@ class PytestRunner:
         for count, nodeid in enumerate(scenario.tests, 1):
             report(Running(nodeid, count))
             started = time.perf_counter()
+            self.random.restore(nodeid)  # the inputs it drew in the baseline, whatever ran before it here
             failure = _run_item(self.items[nodeid])
             test_seconds += time.perf_counter() - started
             matrix.append([nodeid, failure["check"], failure["detail"]] if failure else [nodeid, None, None])
@@ -305,6 +313,7 @@ def main() -> None:
     os.dup2(devnull, 1)
     sys.dont_write_bytecode = True
     interpreter.prepare(spec.interpreter)  # interpreter profiles: gaps closed, launches bounds-checked
+    random_state.seed()  # every worker starts from the same random state
     plugin = WorkerPlugin(spec, channel, protection)
     stderr, sys.stderr = sys.stderr, _Kept(sys.stderr)  # what pytest says before it collects (a conftest's error)
     try:

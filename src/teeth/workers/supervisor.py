@@ -16,6 +16,7 @@ from collections.abc import Callable
 from teeth.core import Baseline, Check, Infection, MutantScenario, Outcome, Scenario, Status, WorkerFailure
 from teeth.workers.apply import MutantNotApplied
 from teeth.workers.protocol import BaselineDone, Fatal, Message, Quit, Running, decode, frame, unframe
+from teeth.workers.random_state import RandomStates
 
 READ_CHUNK = 1 << 16
 
@@ -222,7 +223,9 @@ class Supervisor:
     def after_baseline(self, done: BaselineDone) -> Fatal | None:
         """The baseline's child imported modules lazily: import them here too, so that mutants find them (the
         target's modules) and do not pay for them again (warm: every module it imported; importing runs no test).
-        Warm, the heap is then frozen, so that children leave its pages shared."""
+        Warm, the heap is then frozen, so that children leave its pages shared. Each test's random state in the
+        baseline is kept here, for every child forked later to restore."""
+        self.runner.random = RandomStates.decoded(done.random_states)
         self.runner.import_modules(done.modules or [])
         if self.execution == "cold":
             return None
