@@ -31,9 +31,9 @@ REPO = Path(__file__).resolve().parent.parent
 STEP = r"""
 import json, resource, sys, time
 from pathlib import Path
-from teeth.config import Target
+from teeth.config.targets import Target
 from teeth.operators import select_operators
-from teeth.discovery_cache import DiscoveryCache
+from teeth.discovery.cache import DiscoveryCache
 root, mode = Path(sys.argv[1]), sys.argv[2]
 target = Target(name="large", root=root, files=sorted(root.glob("pkg/*.py")), tests=["tests"])
 operators = select_operators(None)
@@ -41,13 +41,13 @@ imported = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 wall, cpu = time.perf_counter(), time.process_time()
 if mode == "whole":
     sys.path.insert(0, sys.argv[3])
-    from teeth.discover import discover
+    from teeth.discovery.discover import discover
     from tests.helpers.whole_file import fingerprint, whole_file_discovery
     with whole_file_discovery():
         found = discover(target, operators)
 elif mode == "edits":
     sys.path.insert(0, sys.argv[3])
-    from teeth.discover import discover
+    from teeth.discovery.discover import discover
     from tests.helpers.whole_file import fingerprint
     found = discover(target, operators)
 else:

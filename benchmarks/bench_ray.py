@@ -13,10 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from teeth.config import load_config
-from teeth.lab import Lab
-from teeth.run_request import RunRequest
-from teeth.store import Store
+from teeth.config.targets import load_config
+from teeth.run.lab import Lab
+from teeth.run.request import RunRequest
+from teeth.store.db import Store
 from teeth.workers.local import LocalBackends
 
 REPO = Path(__file__).resolve().parents[1]

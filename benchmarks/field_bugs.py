@@ -134,10 +134,10 @@ def text_keyed_lines(path: Path) -> set[int]:
 
 def teeth_side(name: str, config: Path, db: Path) -> tuple[list, dict[str, str]]:
     """The target's domain mutants (discovered now) and the statuses of the latest completed run in db."""
-    from teeth.config import load_config
-    from teeth.discover import discover
+    from teeth.config.targets import load_config
+    from teeth.discovery.discover import discover
     from teeth.operators import select_operators
-    from teeth.store import Store
+    from teeth.store.db import Store
 
     if not db.is_file():
         raise BugsError(f"no field run in {db}: run benchmarks/field_report.py --package {name} first")
@@ -197,7 +197,7 @@ def census(import_name: str) -> dict:
     """Every module of the installed package: its text-keyed store lines and teeth's domain mutants on them
     (discovery only, no tests), a wider check than the measured modules."""
     from teeth.operators import select_operators
-    from teeth.operators.testing import discovered
+    from teeth.discovery.testing import discovered
 
     operators = select_operators(["domain"])
     stores, on_them, files = 0, [], 0

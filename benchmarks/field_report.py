@@ -190,7 +190,7 @@ def teeth_figures(db: Path) -> dict:
     from teeth.errors import TeethError
     from teeth.report.lines import change_text
     from teeth.core import kill_rate
-    from teeth.store import Store
+    from teeth.store.db import Store
 
     store = Store(db, create=False)
     run = store.latest_run(None, "completed")

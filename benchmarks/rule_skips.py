@@ -13,8 +13,8 @@ import json
 import sys
 from collections import Counter
 
-from teeth.config import load_config
-from teeth.discover import discover
+from teeth.config.targets import load_config
+from teeth.discovery.discover import discover
 from teeth.operators import select_operators
 
 

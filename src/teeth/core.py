@@ -96,7 +96,7 @@ class Check(StrEnum):
     DETERMINISM = "determinism"
     BEHAVIOUR = "behaviour"  # a test without a `check` marker: the function's plain behaviour
     AUDIT = "audit"  # the harness's audit of its own cells (teeth.invariance.audit)
-    BOUNDS = "bounds"  # an interpreter profile's bounds check on every load and store (teeth.invariance.bounds)
+    BOUNDS = "bounds"  # an interpreter profile's bounds check on every load and store (teeth.workers.bounds)
     CRASH = "crash"  # the tests crashed the process: the supervisor's verdict, not a test's
 
 
@@ -104,7 +104,7 @@ HARNESS_CHECKS = (Check.ACCURACY, Check.BATCH_INVARIANCE, Check.CHUNK_INVARIANCE
 
 
 class Why(StrEnum):
-    """Why a survivor survived (teeth.infection): the first of reach, infect, propagate, check that failed."""
+    """Why a survivor survived (teeth.run.infection): the first of reach, infect, propagate, check that failed."""
 
     NOT_INFECTED = "not_infected"  # no covering test made the mutated expression take another value
     NOT_PROPAGATED = "not_propagated"  # it did, and the function's outputs were still equal: the difference was masked
@@ -173,7 +173,7 @@ class Baseline(Scenario):
 
 @dataclass(frozen=True, kw_only=True)
 class Infection(Scenario):
-    """The infection pass (teeth.infection): `tests` run once, unmutated, with every site of `files` (a path -> its
+    """The infection pass (teeth.run.infection): `tests` run once, unmutated, with every site of `files` (a path -> its
     sites, each [mutant, swap, start, end, replacement]) instrumented to evaluate the original and the mutants."""
 
     tests: list[str]
@@ -196,7 +196,7 @@ class MutantScenario(Scenario):
     swap: str
     code: str
     tests: list[str]
-    full_matrix: bool = False  # run every test, not only until the first failure (teeth.kill_matrix)
+    full_matrix: bool = False  # run every test, not only until the first failure (teeth.report.kill_matrix)
     compare: bool = False  # compare the mutated function's outputs with the original's (teeth.workers.propagation)
     # each test's own deadline (seconds from the moment the child says it runs it); a test not named here has only
     # the mutant's `timeout`
@@ -211,7 +211,7 @@ class MutantScenario(Scenario):
 class Outcome:
     """What became of one mutant under one profile: a test verdict, a status settled without a worker, or a
     worker failure (status `error`, with `failure` saying which). Stored as it is, reused or not (its row:
-    teeth.records.outcome_row and outcome_of)."""
+    teeth.store.records.outcome_row and outcome_of)."""
 
     mutant_id: str
     status: Status

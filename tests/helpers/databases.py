@@ -49,7 +49,7 @@ def version_10_database(path: Path) -> None:
     first ten named migrations, and one outcome per kind of detail they stored."""
     import sqlite_utils
 
-    from teeth.store_schema import MIGRATIONS, STEPS
+    from teeth.store.schema import MIGRATIONS, STEPS
 
     db = sqlite_utils.Database(path)
     MIGRATIONS.apply(db, stop_before=STEPS[10])

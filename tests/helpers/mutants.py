@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from teeth.core import Outcome, Status
-from teeth.records import Mutant, Result, outcome_of
+from teeth.store.records import Mutant, Result, outcome_of
 
 
 def mutant_record(mutant_id: str, op: str = "f") -> Mutant:

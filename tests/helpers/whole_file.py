@@ -7,7 +7,7 @@ import contextlib
 import difflib
 from unittest import mock
 
-from teeth.edits import CONTEXT, SourceText, apply
+from teeth.discovery.edits import CONTEXT, SourceText, apply
 
 
 def _compiles(self: SourceText, edit, function) -> bool:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import kernels.triton_ops  # noqa: F401  (sets TRITON_INTERPRET before triton is imported)
-from teeth.invariance.bounds import bounds_checked
+from teeth.workers.bounds import bounds_checked
 from teeth.workers.interpreter import gaps_closed
 
 HERE = os.path.dirname(os.path.abspath(__file__))

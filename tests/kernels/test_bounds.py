@@ -6,7 +6,7 @@ import triton
 import triton.language as tl
 from triton.runtime import interpreter
 
-from teeth.invariance.bounds import OutOfBounds, bounds_checked
+from teeth.workers.bounds import OutOfBounds, bounds_checked
 
 
 @triton.jit

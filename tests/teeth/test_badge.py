@@ -10,7 +10,7 @@ from tests.helpers.cli import assert_one_line_error, teeth_in_process
 from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git, git_repo
 
 from teeth.report import badge
-from teeth.store import Store
+from teeth.store.db import Store
 from tests.helpers.mutants import record_outcome_rows
 
 SVG = "{http://www.w3.org/2000/svg}"

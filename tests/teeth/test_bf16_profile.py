@@ -19,8 +19,8 @@ import torch
 
 from kernels.profiles import PROFILES
 from kernels.specs import OP_SPECS
-from teeth.config import load_config
-from teeth.discover import discover_file
+from teeth.config.targets import load_config
+from teeth.discovery.discover import discover_file
 from teeth.invariance import check_gradient_invariance
 from teeth.invariance.configs import batch_plan
 from teeth.invariance.harness import default_configs

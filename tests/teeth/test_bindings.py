@@ -6,7 +6,7 @@ import textwrap
 
 import libcst as cst
 
-from teeth.bindings import bindings_of
+from teeth.syntax.bindings import bindings_of
 
 
 def bound(source: str) -> dict[str, str]:

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, edit, git, git_repo
 
-from teeth.gate import Policy, Verdict
-from teeth.records import Result
+from teeth.gate.policy import Policy, Verdict
+from teeth.store.records import Result
 from teeth.report.github import annotations
 from tests.helpers.mutants import result
 

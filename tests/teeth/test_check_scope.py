@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 from tests.helpers.git_projects import git
 
-from teeth.changes import changed_lines, in_scope
-from teeth.functions import function_index
+from teeth.gate.changes import changed_lines, in_scope
+from teeth.syntax.functions import function_index
 
 SOURCE = '''LIMIT = 3
 

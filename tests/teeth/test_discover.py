@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from teeth.config import Target
-from teeth.discover import discover_file
+from teeth.config.targets import Target
+from teeth.discovery.discover import discover_file
 from teeth.errors import ConfigError
 from teeth.operators import all_operators, select_operators
 
@@ -179,7 +179,7 @@ def test_nested_multiline_mutants_are_spliced_as_the_tree_would_print_them(tmp_p
     rebuilding the tree: the rebuild cost 300 ms a mutant in a 900-line file."""
     import libcst as cst
 
-    import teeth.discover
+    import teeth.discovery.discover
 
     path = tmp_path / "nested.py"
     path.write_text(NESTED)
@@ -189,6 +189,6 @@ def test_nested_multiline_mutants_are_spliced_as_the_tree_would_print_them(tmp_p
     monkeypatch.setattr(cst.Module, "deep_replace", lambda *a: rebuilt.append(1) or deep_replace(*a))
     fast = discover_file(target, path, select_operators(["generic"])).mutants
     assert sum("\n" in m.original for m in fast) >= 2 and not rebuilt
-    monkeypatch.setattr(teeth.discover, "_indent_shift", lambda span, text: None)  # the tree rebuild, every time
+    monkeypatch.setattr(teeth.discovery.discover, "_indent_shift", lambda span, text: None)  # the tree rebuild, every time
     slow = discover_file(target, path, select_operators(["generic"])).mutants
     assert rebuilt and [(m.id, m.code, m.diff) for m in fast] == [(m.id, m.code, m.diff) for m in slow]

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from teeth.config import Target, load_config
-from teeth.discover import discover, discover_source
-from teeth.edits import SourceText, edit_between
+from teeth.config.targets import Target, load_config
+from teeth.discovery.discover import discover, discover_source
+from teeth.discovery.edits import SourceText, edit_between
 from teeth.operators import Operator, select_operators
-from teeth.operators.testing import mutants_of
+from teeth.discovery.testing import mutants_of
 from tests.helpers.whole_file import fingerprint, whole_file_discovery
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,12 +170,12 @@ def test_the_edit_between_two_texts_is_what_lies_between_their_common_ends():
 
 SLOW_DISCOVERY = """
 import sys, time
-import teeth.discovery_cache
-discover = teeth.discovery_cache.DiscoveryCache.discover
+import teeth.discovery.cache
+discover = teeth.discovery.cache.DiscoveryCache.discover
 def slow(self, *args):
     time.sleep(1.5)
     return discover(self, *args)
-teeth.discovery_cache.DiscoveryCache.discover = slow
+teeth.discovery.cache.DiscoveryCache.discover = slow
 from teeth.cli import main
 main(["run", "--target", "rows", "--db", sys.argv[1]])
 """

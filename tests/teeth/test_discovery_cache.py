@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from teeth.config import Target
-from teeth.discover import discover
-from teeth.discovery_cache import DiscoveryCache
+from teeth.config.targets import Target
+from teeth.discovery.discover import discover
+from teeth.discovery.cache import DiscoveryCache
 from teeth.operators import select_operators
 
 ROWS = "def take_rows(rows, start, count):\n    return rows[start:start + count]\n"

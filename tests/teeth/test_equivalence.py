@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from teeth.config import Target, skip_matches
+from teeth.config.targets import Target, skip_matches
 from tests.helpers.cli import results_of
-from teeth.discover import discover_file
+from teeth.discovery.discover import discover_file
 from teeth.equivalence import RULES, RULES_BY_NAME, rule_reason
 from teeth.operators import select_operators
 
@@ -330,7 +330,7 @@ def test_a_view_given_to_a_callee_that_writes_it_or_is_not_the_packages_is_kept(
 
 
 def test_a_cached_discovery_is_redone_when_a_callee_file_it_read_changes(tmp_path):
-    from teeth.discovery_cache import DiscoveryCache
+    from teeth.discovery.cache import DiscoveryCache
 
     path = package(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": OPS,
                               "pkg/code.py": "from .ops import normalised\n\ndef f(x: Tensor, n):\n"

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from teeth import cli, errors  # noqa: F401 - cli imports the modules that define errors
-from teeth.shadowing import TargetShadowed
+from teeth.workers.shadowing import TargetShadowed
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

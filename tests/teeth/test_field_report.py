@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from teeth.store import Store
+from teeth.store.db import Store
 from tests.helpers.mutants import record_outcome_rows
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "field_report.py"

@@ -3,9 +3,9 @@ selection."""
 
 from __future__ import annotations
 
-from teeth.functions import function_index
+from teeth.syntax.functions import function_index
 from teeth.operators import select_operators
-from teeth.operators.testing import discovered
+from teeth.discovery.testing import discovered
 
 SOURCE = '''import functools
 

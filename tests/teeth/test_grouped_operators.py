@@ -8,7 +8,7 @@ import re
 import pytest
 
 from teeth.operators import all_operators, select_operators
-from teeth.operators.testing import discovered
+from teeth.discovery.testing import discovered
 
 DOMAIN = [o for o in all_operators() if o.domain]
 

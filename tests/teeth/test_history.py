@@ -11,9 +11,9 @@ import pytest
 from rich.console import Console
 
 from teeth.errors import TeethError
-from teeth.history import ALL_OPS, history_csv, history_json, load_history, parse_since
+from teeth.report.history import ALL_OPS, history_csv, history_json, load_history, parse_since
 from teeth.report.chart import history_table, sparkline
-from teeth.store import Store
+from teeth.store.db import Store
 from tests.helpers.cli import teeth_in_process
 from tests.helpers.mutants import record_outcome_rows
 

@@ -7,7 +7,7 @@ import sqlite3
 
 from tests.helpers.git_projects import TAKE_ROWS, TAKE_ROWS_CHANGED, check, check_runs, edit, git_repo, outcomes
 
-from teeth.store import SCHEMA_VERSION, Store
+from teeth.store.db import SCHEMA_VERSION, Store
 
 
 def test_an_unchanged_tree_runs_no_mutant_and_starts_no_worker(project, teeth):

@@ -7,7 +7,7 @@ import types
 
 import torch
 
-from teeth.infection import pure, site_of
+from teeth.run.infection import pure, site_of
 from teeth.workers.probe import PROBE, Recorder, Undecided, same
 from teeth.workers.schema import Expressions, build_schema, expression
 from tests.helpers.cli import results_of
@@ -155,7 +155,7 @@ def test_the_pass_decides_no_verdict_that_running_the_mutant_would_change(projec
 
 def test_an_infected_mutant_runs_the_tests_that_infected_it_first_and_one_never_reached_is_decided():
     from teeth.core import MutantScenario
-    from teeth.infection import decide
+    from teeth.run.infection import decide
     from teeth.workers.protocol import InfectionDone
 
     tests = ["t::a", "t::b", "t::c"]

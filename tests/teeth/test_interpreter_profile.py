@@ -19,8 +19,8 @@ from kernels.profiles import PROFILES  # noqa: E402
 from kernels.specs import OP_SPECS  # noqa: E402
 from teeth.errors import ConfigError  # noqa: E402
 from teeth.invariance import check_gradient_invariance  # noqa: E402
-from teeth.invariance.bounds import OutOfBounds, bounds_checked  # noqa: E402
-from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table  # noqa: E402
+from teeth.workers.bounds import OutOfBounds, bounds_checked  # noqa: E402
+from teeth.config.profiles import BUILTIN_PROFILES, Profile, profile_from_table  # noqa: E402
 from teeth.workers.interpreter import gaps_closed  # noqa: E402
 from teeth.workers.pytest_runner import check_of  # noqa: E402
 

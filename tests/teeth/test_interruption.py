@@ -140,9 +140,9 @@ def test_a_double_ctrl_c_keeps_every_outcome_received(project, teeth):
 def test_ctrl_c_before_the_run_opens_is_one_line_and_records_nothing(project, teeth, monkeypatch, where):
     from click.testing import CliRunner
 
-    import teeth.preflight as preflight
+    import teeth.run.preflight as preflight
     from teeth.cli import main
-    from teeth.store import Store
+    from teeth.store.db import Store
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -176,7 +176,7 @@ import sqlite3
 import sys
 
 from teeth.cli import main
-from teeth.store import Store
+from teeth.store.db import Store
 
 recorded, calls = Store.record_outcomes, []
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import libcst as cst
 
-from teeth.config import Target
-from teeth.discover import discover_file
-from teeth.kernel_context import is_kernel, kernel_of
+from teeth.config.targets import Target
+from teeth.discovery.discover import discover_file
+from teeth.syntax.kernel_context import is_kernel, kernel_of
 from teeth.operators import select_operators
 
 SOURCE = textwrap.dedent('''\

@@ -10,10 +10,10 @@ import pytest
 
 from tests.helpers.cli import assert_one_line_error, teeth_in_process
 from teeth.cli.options import describe_run, resolve_run
-from teeth.preflight import choose_mutants
+from teeth.run.preflight import choose_mutants
 from teeth.core import Outcome, Status
-from teeth.records import Mutant, Result, Run, RunKind, RunStatus
-from teeth.store import Store
+from teeth.store.records import Mutant, Result, Run, RunKind, RunStatus
+from teeth.store.db import Store
 
 MUTANTS = ["a" * 12, "b" * 12, "c" * 12]
 

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from teeth.cli import main
-from teeth.coverage_map import measure
+from teeth.run.coverage_map import measure
 from teeth.report.terminal import kill_rate_table
-from teeth.store import Store
+from teeth.store.db import Store
 from tests.helpers.mutants import record_outcome_rows
 
 HUGE = "99999999999999999999999"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from teeth.cli import main
-from teeth.store import Store
+from teeth.store.db import Store
 
 
 def run(root, db, *args):

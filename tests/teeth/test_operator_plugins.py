@@ -14,11 +14,11 @@ from click.testing import CliRunner
 
 from tests.helpers.cli import results_of
 from teeth.cli import main
-from teeth.config import Target
-from teeth.discovery_cache import DiscoveryCache
+from teeth.config.targets import Target
+from teeth.discovery.cache import DiscoveryCache
 from teeth.errors import ConfigError
 from teeth.operators import all_operators, providers, select_operators
-from teeth.operators.testing import mutants_of
+from teeth.discovery.testing import mutants_of
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

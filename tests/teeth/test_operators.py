@@ -7,7 +7,7 @@ import pytest
 from teeth.core import Check
 from teeth.errors import ConfigError
 from teeth.operators import all_operators, select_operators
-from teeth.operators.testing import mutants_of
+from teeth.discovery.testing import mutants_of
 
 OPERATORS = all_operators()
 

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from teeth.core import Outcome, Status, Tally, WorkerFailure, counts_sql, kill_rate, kill_rate_sql
-from teeth.store import Store
+from teeth.store.db import Store
 from tests.helpers.mutants import mutant_record
 
 # Per op: outcomes per status. The README: kill rate = (killed + timeout) / (killed + timeout + survived + no_coverage).

@@ -14,8 +14,8 @@ from teeth.cli import main
 from teeth.report import github
 from teeth.report.terminal import print_run_report
 from teeth.core import Outcome, Status
-from teeth.records import Mutant, Result
-from teeth.store import Store
+from teeth.store.records import Mutant, Result
+from teeth.store.db import Store
 from tests.helpers.mutants import record_outcome_rows
 from tests.helpers.html import parse
 

@@ -4,7 +4,7 @@ its pytest_args add to its target's."""
 from __future__ import annotations
 
 from teeth.operators import select_operators
-from teeth.profiles import BUILTIN_PROFILES, Profile, profile_from_table
+from teeth.config.profiles import BUILTIN_PROFILES, Profile, profile_from_table
 from tests.helpers.cli import results_of
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cli import results_of
-from teeth.config import load_config
-from teeth.lab import Lab, Progress
-from teeth.run_request import RunRequest
-from teeth.store import Store
+from teeth.config.targets import load_config
+from teeth.run.lab import Lab, Progress
+from teeth.run.request import RunRequest
+from teeth.store.db import Store
 from teeth.workers.local import LocalBackends
 
 REPO = Path(__file__).resolve().parents[2]

@@ -244,7 +244,7 @@ def test_results_stryker_format_with_status_is_one_line_and_exit_2(weak_run):
 
 def test_stryker_report_of_two_profiles_has_one_mutant_per_profile_and_no_coverage_for_skipped(tmp_path):
     from teeth.core import Outcome, Status
-    from teeth.records import Mutant, Result, TestRecord
+    from teeth.store.records import Mutant, Result, TestRecord
     from teeth.report.stryker import RunPart, report
 
     (tmp_path / "k.py").write_text("def scale(x):\n    return x * 2\n")

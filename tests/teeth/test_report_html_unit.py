@@ -11,7 +11,7 @@ import pytest
 from teeth.errors import TeethError
 from teeth.report.html import write_html_report
 from teeth.report.html_page import file_page_name
-from teeth.store import Store
+from teeth.store.db import Store
 from tests.helpers.mutants import record_outcome_rows
 from tests.helpers.html import parse, text_of
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers.cli import teeth_in_process
-from teeth.gate import under_fail_under
+from teeth.gate.policy import under_fail_under
 
 
 def set_fail_under(root, value: str) -> None:

@@ -7,7 +7,7 @@ import pytest
 from tests.helpers.cli import assert_one_line_error, teeth_in_process
 from teeth.cli.options import resolve_run
 from teeth.errors import TeethError
-from teeth.store import Store
+from teeth.store.db import Store
 
 # Every command that takes a run reference, with what it needs besides; {out} is a fresh folder.
 READERS = {

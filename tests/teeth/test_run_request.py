@@ -8,16 +8,16 @@ import os
 
 import pytest
 
-from teeth.config import load_config
+from teeth.config.targets import load_config
 from teeth.core import Status
 from teeth.errors import TeethError
-from teeth.lab import Lab, RunSummary, stale_equivalents
+from teeth.run.lab import Lab, RunSummary, stale_equivalents
 from teeth.operators import select_operators
-from teeth.records import RunKind
-from teeth.run_request import RunRequest
-from teeth.shards import Shard
-from teeth.store import Store
-from teeth.store_schema import run_columns
+from teeth.store.records import RunKind
+from teeth.run.request import RunRequest
+from teeth.run.shards import Shard
+from teeth.store.db import Store
+from teeth.store.schema import run_columns
 from tests.helpers.mutants import mutant_record
 
 

@@ -6,7 +6,7 @@ import sqlite3
 from collections import Counter
 from types import SimpleNamespace
 
-from teeth.ordering import KillHistory
+from teeth.run.ordering import KillHistory
 
 FAST_FIRST = ["t::fast", "t::middle", "t::slow"]
 
@@ -75,9 +75,9 @@ def test_a_run_reuses_outcomes_whose_key_holds_and_says_how_many(project, teeth)
 def test_an_upgrade_of_torch_or_of_the_targets_own_distribution_changes_every_key(tmp_path, monkeypatch):
     import click
 
-    from teeth import incremental
-    from teeth.config import Target
-    from teeth.profiles import Profile
+    from teeth.run import incremental
+    from teeth.config.targets import Target
+    from teeth.config.profiles import Profile
 
     target = Target(name="t", root=tmp_path, files=[incremental.Path(click.__file__)], tests=["tests"])
     profile = Profile(name="cpu")
@@ -102,8 +102,8 @@ def test_a_kill_is_recorded_as_one_line_whatever_traceback_style_the_suite_asks_
 
 def test_the_worker_formats_failures_as_one_line_after_the_suites_own_options(tmp_path):
     """pytest's full traceback representation made a kill cost ~16x its killing test on the batcher."""
-    from teeth.config import Target
-    from teeth.profiles import Profile
+    from teeth.config.targets import Target
+    from teeth.config.profiles import Profile
     from teeth.workers.local import pytest_args
 
     target = Target(name="t", root=tmp_path, files=[], tests=["tests"], pytest_args=["--tb=long"])

@@ -8,9 +8,9 @@ from pathlib import Path
 from tests.helpers.git_projects import (TAKE_ROWS, TAKE_ROWS_CHANGED, check, check_runs, edit, git, git_repo,
                                         outcomes)
 
-from teeth.config import Target
-from teeth.records import TestRecord
-from teeth.selection import Fingerprints, choose, mutated_keys
+from teeth.config.targets import Target
+from teeth.store.records import TestRecord
+from teeth.run.selection import Fingerprints, choose, mutated_keys
 
 SOURCE = '''"""A module."""
 SCALE = 2
@@ -151,7 +151,7 @@ def test_tests_of_a_mutated_function_run_even_when_nothing_they_executed_changed
 
 
 def test_each_test_keeps_its_newest_passing_record_under_the_same_keys(tmp_path):
-    from teeth.store import Store
+    from teeth.store.db import Store
 
     store = Store(tmp_path / "t.db")
     runs = [store.start_run("rows", ["cpu"], [], {}) for _ in range(3)]

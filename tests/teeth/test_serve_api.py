@@ -14,10 +14,10 @@ import pytest
 
 from tests.helpers.serve_runs import record_run
 
-from teeth.records import OutcomeFilter
+from teeth.store.records import OutcomeFilter
 from teeth.serve.app import create_app
 from teeth.serve.store import ServeStore
-from teeth.store import SCHEMA_VERSION
+from teeth.store.db import SCHEMA_VERSION
 
 with warnings.catch_warnings():  # starlette asks for httpx2; httpx is what teeth push uses
     warnings.simplefilter("ignore")
@@ -199,7 +199,7 @@ def test_a_run_from_a_newer_schema_is_refused_with_one_clear_error(server, two_l
 def test_a_push_that_fails_while_writing_leaves_no_run_behind(server, two_local_runs, monkeypatch, atomic):
     _, (first, _) = two_local_runs
     if not atomic:
-        monkeypatch.setattr("teeth.store.write_transaction", lambda db: contextlib.nullcontext())
+        monkeypatch.setattr("teeth.store.db.write_transaction", lambda db: contextlib.nullcontext())
 
     def broken(self, run_id, profile, outcomes):
         raise RuntimeError("disk on fire")

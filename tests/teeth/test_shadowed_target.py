@@ -25,7 +25,7 @@ def module(path):
 
 
 def shadowing(files, modules):
-    from teeth.shadowing import shadowing
+    from teeth.workers.shadowing import shadowing
 
     return shadowing(files, modules)
 

@@ -13,9 +13,9 @@ import pytest
 
 from tests.helpers.cli import teeth_in_process
 
-from teeth.config import load_config
+from teeth.config.targets import load_config
 from teeth.errors import EXIT_SHARDS_REFUSED, EXIT_USAGE
-from teeth.shards import Shard
+from teeth.run.shards import Shard
 
 N = 3
 
@@ -184,7 +184,7 @@ def test_a_full_disk_while_merging_is_one_line_and_leaves_no_run(shards, tmp_pat
 
     from tests.helpers.cli import assert_one_line_error, teeth_in_process
     from teeth.errors import EXIT_STORE_FULL
-    from teeth.store import Store
+    from teeth.store.db import Store
 
     root, _, parts = shards
     into = tmp_path / "merged.db"

@@ -7,8 +7,8 @@ import json
 from click.testing import CliRunner
 
 from teeth.cli import main
-from teeth.config import Target
-from teeth.discover import discover_file
+from teeth.config.targets import Target
+from teeth.discovery.discover import discover_file
 from teeth.operators import all_operators
 
 LATIN = "# -*- coding: latin-1 -*-\n\n\ndef shout(x):\n    return x + 1  # café\n"

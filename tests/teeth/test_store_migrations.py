@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from teeth.errors import TeethError
-from teeth.store import SCHEMA_VERSION, Store
-from teeth.store_schema import MIGRATIONS, STEPS
+from teeth.store.db import SCHEMA_VERSION, Store
+from teeth.store.schema import MIGRATIONS, STEPS
 
 from tests.helpers.databases import VERSION_10_OUTCOMES, version_1_database, version_10_database
 

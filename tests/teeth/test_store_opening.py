@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from teeth.cli import main
-from teeth.store import Store
+from teeth.store.db import Store
 from tests.helpers.databases import version_1_database
 
 READS = {
@@ -167,7 +167,7 @@ def test_a_read_by_another_user_leaves_nothing_that_stops_the_owners_next_write(
 RACER = """
 import sys
 from types import SimpleNamespace as Mutant
-from teeth.store import Store
+from teeth.store.db import Store
 store = Store(sys.argv[1])
 run = store.start_run("t", [], [], {})
 store.record_mutants([Mutant(id=f"{sys.argv[2]}-{i}", target="t", file="f.py", line=i, end_line=i, function="f",
@@ -190,7 +190,7 @@ def test_runs_creating_the_same_new_database_at_once_all_succeed(tmp_path):
 
 
 def test_a_step_that_sqlite_refuses_at_once_as_locked_is_retried_until_it_passes_or_time_runs_out():
-    from teeth.store_opening import retry_while_locked
+    from teeth.store.opening import retry_while_locked
 
     answers = [sqlite3.OperationalError("database is locked")] * 2 + ["done"]
 

@@ -1,4 +1,4 @@
-"""The store takes and returns frozen records (teeth.records), not rows: its public methods' return types say so, and
+"""The store takes and returns frozen records (teeth.store.records), not rows: its public methods' return types say so, and
 each record reads back from its row as it was written. A run: JSON columns parsed, kind and status typed, and back to
 JSON."""
 
@@ -14,10 +14,10 @@ from collections.abc import Mapping
 import pytest
 
 from teeth.core import Check, Outcome, Status, WorkerFailure, Why
-from teeth.records import (KillRate, MatrixEntry, Mutant, OutcomeFilter, Result, Run, RunKind, RunStatus, TestRecord,
+from teeth.store.records import (KillRate, MatrixEntry, Mutant, OutcomeFilter, Result, Run, RunKind, RunStatus, TestRecord,
                            mutant_of, mutant_row, outcome_of, outcome_row, record_of_test, row_of_test, run_of, run_row)
 from teeth.serve.payload import PushedRun, push_body, pushed_records
-from teeth.store import Store
+from teeth.store.db import Store
 
 
 def test_a_stored_run_reads_back_typed_with_its_json_columns_parsed(tmp_path):

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from teeth.config import Target
+from teeth.config.targets import Target
 from teeth.core import MutantScenario, Outcome, Status
-from teeth.coverage_map import CoverageMap
+from teeth.run.coverage_map import CoverageMap
 from teeth.workers.protocol import Running, frame
 from teeth.workers.supervisor import Child
 from tests.helpers.cli import FIXTURES, teeth_cli

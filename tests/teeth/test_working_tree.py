@@ -11,7 +11,7 @@ import pytest
 from tests.helpers.cli import results_of
 
 from teeth.errors import EXIT_TREE_REFUSED, EXIT_USAGE
-from teeth.working_tree import _decoded, encode_like
+from teeth.discovery.working_tree import _decoded, encode_like
 
 
 def git(root: Path, *args: str) -> str:

@@ -12,7 +12,7 @@ import click
 
 from teeth import DISTRIBUTION
 from teeth.errors import EXIT_INTERRUPTED, EXIT_STORE_FULL, EXIT_USAGE, TeethError
-from teeth.store_opening import disk_full
+from teeth.store.opening import disk_full
 
 
 class TeethGroup(click.Group):

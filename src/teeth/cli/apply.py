@@ -6,9 +6,9 @@ from __future__ import annotations
 import click
 
 from teeth.cli.options import DB_HELP, config_option, db_option
-from teeth.config import load_config
+from teeth.config.targets import load_config
 from teeth.errors import TeethError
-from teeth.store import Store, db_path
+from teeth.store.db import Store, db_path
 
 
 @click.command("apply")
@@ -18,7 +18,7 @@ from teeth.store import Store, db_path
 @config_option
 def apply_command(mutant_id, revert, db, config_path):
     """Write one mutant into the working tree (the only command that writes it), to write the test that kills it."""
-    from teeth.working_tree import apply, revert as revert_mutant
+    from teeth.discovery.working_tree import apply, revert as revert_mutant
 
     path = db_path(db)
     if revert:

@@ -7,9 +7,9 @@ import sys
 import click
 
 from teeth.cli.options import JOBS_HELP, config_option, db_option, errors, format_option
-from teeth.config import load_config
+from teeth.config.targets import load_config
 from teeth.report.progress import RichProgress
-from teeth.store import Store, db_path
+from teeth.store.db import Store, db_path
 
 
 @click.command("check")
@@ -25,9 +25,9 @@ from teeth.store import Store, db_path
 @config_option
 def check_command(base, target_names, fmt, no_cache, jobs, full_matrix, db, config_path):
     """Mutate the functions changed since the merge-base with --base, then gate: exit 1 when it fails."""
-    from teeth.check import check_target, plan
+    from teeth.gate.check import check_target, plan
     from teeth.errors import EXIT_GATE_FAILED
-    from teeth.gate import text_report
+    from teeth.gate.policy import text_report
     from teeth.workers.local import LocalBackends
 
     planned = plan(load_config(config_path), list(target_names), base)  # git and config errors: nothing written
@@ -39,7 +39,7 @@ def check_command(base, target_names, fmt, no_cache, jobs, full_matrix, db, conf
         from teeth.report.stryker import check_part, report_json
         click.echo(report_json([check_part(store, c) for c in checks]))
     else:
-        from teeth.test_review import review_lines
+        from teeth.gate.test_review import review_lines
 
         for c in checks:
             click.echo("\n".join(text_report(c.verdict, c.executed, c.reused, c.worker, c.functions, c.baseline)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from teeth.cli.options import console, db_option, format_option
-from teeth.store import Store, db_path
+from teeth.store.db import Store, db_path
 
 
 @click.command("history")
@@ -18,7 +18,7 @@ from teeth.store import Store, db_path
 @db_option()
 def history_command(target_name, ops, profile_names, since, fmt, db):
     """Kill rate per op x profile over runs and commits, with a sparkline per row."""
-    from teeth.history import history_csv, history_json, left_out, load_history, nothing_to_show, parse_since
+    from teeth.report.history import history_csv, history_json, left_out, load_history, nothing_to_show, parse_since
     from teeth.report.chart import history_table
 
     window = parse_since(since)

@@ -24,7 +24,7 @@ def invariance_command(profiles, ops, fmt, config_path):
 
     Exit codes: 0 every cell green, skipped or a known tracked failure; 1 a red cell; 2 bad input.
     """
-    from teeth.config import load_config
+    from teeth.config.targets import load_config
 
     from teeth.invariance.suite import load_suite
 

@@ -17,7 +17,7 @@ def merge_command(shards, into, target_name):
     """Join the runs of teeth run --shard k/n, one database each, into one run."""
     from pathlib import Path
 
-    from teeth.shards import merge as merge_shards
+    from teeth.run.shards import merge as merge_shards
 
     run_id = merge_shards([Path(s) for s in shards], Path(into), target_name)
     click.echo(f"merged {len(shards)} shard(s) into run {run_id} of {into}")

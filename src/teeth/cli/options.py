@@ -9,9 +9,9 @@ import click
 from rich.console import Console
 
 from teeth.errors import TeethError
-from teeth.records import Run
+from teeth.store.records import Run
 from teeth.report.terminal import Output
-from teeth.store import Store
+from teeth.store.db import Store
 
 console = Output()  # through a pipe: whole lines (report/terminal.py)
 errors = Console(stderr=True)
@@ -23,7 +23,7 @@ JOBS_HELP = ("How many mutants run at the same time, each in its own process: a 
 
 
 def db_option(help: str = DB_HELP):
-    """`--db FILE`: the teeth database (`teeth.store.db_path` turns None into the default)."""
+    """`--db FILE`: the teeth database (`teeth.store.db.db_path` turns None into the default)."""
     return click.option("--db", "db", default=None, help=help)
 
 
@@ -88,7 +88,7 @@ def describe_run(run: Run) -> str:
 def reading_config(config_path: str | None):
     """The config for a command that only reads the database: None when there is none (an explicit --config must
     load)."""
-    from teeth.config import load_config
+    from teeth.config.targets import load_config
 
     try:
         return load_config(config_path)

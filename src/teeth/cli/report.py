@@ -7,7 +7,7 @@ import click
 
 from teeth.cli.options import config_option, db_option, describe_run, resolve_run, root_option, run_options, source_root
 from teeth.errors import TeethError
-from teeth.store import Store, db_path
+from teeth.store.db import Store, db_path
 
 
 @click.command("badge")

@@ -13,7 +13,7 @@ from teeth.cli.options import (config_option, configured, console, db_option, de
 from teeth.core import STATUSES
 from teeth.errors import TeethError
 from teeth.operators import bug_class
-from teeth.store import Store, db_path
+from teeth.store.db import Store, db_path
 
 
 @click.command("results")
@@ -31,7 +31,7 @@ from teeth.store import Store, db_path
 @db_option()
 def results_command(run_ref, target_name, status, ops, operator_names, files, fmt, root, config_path, db):
     """List the outcomes of a run."""
-    from teeth.records import OutcomeFilter
+    from teeth.store.records import OutcomeFilter
     from teeth.report.json import results_json
     from teeth.report.terminal import narrowed, results_table
 
@@ -75,8 +75,8 @@ def results_command(run_ref, target_name, status, ops, operator_names, files, fm
 @run_option
 def show_command(mutant_id, db, fmt, run_ref):
     """Print a mutant's diff and its outcomes (in `teeth run` runs; --run ID: in that run only)."""
-    from teeth.kill_matrix import matrix_lines
-    from teeth.records import RunKind
+    from teeth.report.kill_matrix import matrix_lines
+    from teeth.store.records import RunKind
     from teeth.report.json import mutant_json
 
     store = Store(db_path(db), create=False)

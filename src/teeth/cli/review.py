@@ -8,7 +8,7 @@ import click
 
 from teeth.cli.options import db_option, describe_run, format_option, resolve_run, run_options
 from teeth.errors import TeethError
-from teeth.store import Store, db_path
+from teeth.store.db import Store, db_path
 
 
 @click.command("tests")
@@ -17,7 +17,7 @@ from teeth.store import Store, db_path
 @db_option()
 def tests_command(run_ref, target_name, fmt, db):
     """List a --full-matrix run's tests by the mutants they kill, and kill alone."""
-    from teeth.kill_matrix import tests_table
+    from teeth.report.kill_matrix import tests_table
 
     store = Store(db_path(db), create=False)
     run = resolve_run(store, run_ref, target_name)
@@ -46,7 +46,7 @@ def tests_command(run_ref, target_name, fmt, db):
 @db_option()
 def diff_command(a, b, fmt, db):
     """Compare two runs (RUN, or DB:RUN from another database): status changes, new kills, mutants only in one."""
-    from teeth.run_diff import diff_lines, diff_runs, load_side, parse_side
+    from teeth.report.run_diff import diff_lines, diff_runs, load_side, parse_side
 
     sides = []
     for label in (a, b):

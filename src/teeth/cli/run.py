@@ -8,11 +8,11 @@ import time
 import click
 
 from teeth.cli.options import JOBS_HELP, config_option, console, db_option, errors
-from teeth.config import load_config
+from teeth.config.targets import load_config
 from teeth.core import STATUSES
 from teeth.errors import EXIT_INTERRUPTED, TeethError
 from teeth.report.progress import RichProgress
-from teeth.store import Store, db_path
+from teeth.store.db import Store, db_path
 
 
 @click.command("run")
@@ -53,13 +53,13 @@ from teeth.store import Store, db_path
 def run_command(target_name, ops, profile_names, operator_names, jobs, db, config_path, resume, backend, address,
                 no_cache, fail_under, execution, mutant_ids, only, shard_text, audit_text, full_matrix, no_infection):
     """Mutate a target, run its tests against every mutant (or the chosen ones), record outcomes."""
-    from teeth.lab import Lab, command_clock, select_ops, stale_equivalents
+    from teeth.run.lab import Lab, command_clock, select_ops, stale_equivalents
 
     clock = command_clock()  # the run's timings start with the process
-    from teeth.discovery_cache import DiscoveryCache
-    from teeth.preflight import choose_mutants, discover_ops, require_resumable
+    from teeth.discovery.cache import DiscoveryCache
+    from teeth.run.preflight import choose_mutants, discover_ops, require_resumable
     from teeth.report.terminal import print_run_report
-    from teeth.run_request import RunRequest
+    from teeth.run.request import RunRequest
 
     request = RunRequest.of_run(load_config(config_path), target_name, ops=ops, operator_names=operator_names,
                                 profile_names=profile_names, jobs=jobs, backend=backend, address=address,
@@ -139,7 +139,7 @@ def _fraction(param, value: str | None) -> float | None:
 def _gate_run(summary, fail_under: float | None) -> None:
     """`teeth run`'s gate: exit 1 when the run's kill rate is under fail_under (`teeth check`'s semantics)."""
     from teeth.errors import EXIT_GATE_FAILED
-    from teeth.gate import under_fail_under
+    from teeth.gate.policy import under_fail_under
     from teeth.report.rates import rate_text
 
     if fail_under is None:

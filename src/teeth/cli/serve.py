@@ -9,7 +9,7 @@ import click
 from teeth.cli.options import db_option, resolve_run, run_option
 from teeth.errors import TeethError
 from teeth.serve import DEFAULT_MAX_BODY, READS
-from teeth.store import db_path
+from teeth.store.db import db_path
 
 
 @click.group("serve", invoke_without_command=True)

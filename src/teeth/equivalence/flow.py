@@ -9,7 +9,7 @@ import libcst as cst
 from libcst.metadata import FunctionScope, MetadataWrapper, ParentNodeProvider, Scope, ScopeProvider
 
 from teeth.equivalence.kernels import KernelEffects, kernel_effects
-from teeth.kernel_context import is_kernel
+from teeth.syntax.kernel_context import is_kernel
 
 _BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 

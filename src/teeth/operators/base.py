@@ -43,7 +43,7 @@ class Operator:
         return []
 
     def unkillable_on(self, profile) -> str | None:
-        """Why no test of `profile` (a teeth.profiles.Profile) can kill this operator's mutants, or None."""
+        """Why no test of `profile` (a teeth.config.profiles.Profile) can kill this operator's mutants, or None."""
         if self.dtypes is None or profile.dtype in self.dtypes:
             return None
         return (f"{self.name} is only killable on a profile that runs {' or '.join(self.dtypes)} "

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from teeth.bindings import NO_BINDINGS, Bindings
-from teeth.functions import Enclosing, Function
-from teeth.kernel_context import Kernel
+from teeth.syntax.bindings import NO_BINDINGS, Bindings
+from teeth.syntax.functions import Enclosing, Function
+from teeth.syntax.kernel_context import Kernel
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from teeth.equivalence import flow as kit
-from teeth.functions import Function
+from teeth.syntax.functions import Function
 from teeth.operators.base import _STRINGS, _str_annotation, method_call, positional, torch_call
 from teeth.operators.context import Context
 from teeth.operators.dims import over_dims

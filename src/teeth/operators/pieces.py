@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from teeth.bindings import Bindings
+from teeth.syntax.bindings import Bindings
 from teeth.operators.base import is_zero, method_call, positional, torch_call
 
 SPLITS = ("split", "chunk", "tensor_split")

@@ -11,7 +11,7 @@ from teeth.core import kill_rate
 from teeth.errors import TeethError
 from teeth.report.html_page import rate_class
 from teeth.report.rates import rate_text
-from teeth.store import Store
+from teeth.store.db import Store
 
 LABEL = "kill rate"
 COLOURS = {"good": "#2e7d32", "ok": "#b08800", "bad": "#c62828", "none": "#9e9e9e"}  # the reports' cell colours

@@ -8,8 +8,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from teeth.history import History, Series, run_label
-from teeth.records import Run
+from teeth.report.history import History, Series, run_label
+from teeth.store.records import Run
 from teeth.report.html_page import templates  # the pages' environment (autoescaped .svg)
 from teeth.report.rates import rate_style, rate_text
 

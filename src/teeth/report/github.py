@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from teeth.records import Result
+from teeth.store.records import Result
 
 
 def _escape_data(text: str) -> str:

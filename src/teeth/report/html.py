@@ -12,12 +12,12 @@ from markupsafe import Markup
 from teeth import DISTRIBUTION
 from teeth.core import Status, Tally, Why, kill_rate
 from teeth.errors import TeethError
-from teeth.history import load_history
-from teeth.records import Result, Run
+from teeth.report.history import load_history
+from teeth.store.records import Result, Run
 from teeth.report.chart import svg_line_chart, svg_sparkline
 from teeth.report.html_page import file_page_name, group_mutants, render
 from teeth.report.html_source import read_source, source_page
-from teeth.store import Store
+from teeth.store.db import Store
 
 
 def write_html_report(store: Store, run_id: int, out_dir: str | Path, root: Path) -> Path:

@@ -10,7 +10,7 @@ from importlib.resources import files
 from jinja2 import ChoiceLoader, Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from teeth.records import Result
+from teeth.store.records import Result
 from teeth.report.rates import rate_text
 from teeth.report.highlight import diff_lines, token_css
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from teeth import sources
+from teeth.syntax import sources
 from teeth.core import CAUGHT, COUNTED, SURVIVING, Status
 from teeth.errors import TeethError
-from teeth.records import Result, Run
+from teeth.store.records import Result, Run
 from teeth.report.highlight import highlight_lines
 from teeth.report.html_page import group_mutants, render
 

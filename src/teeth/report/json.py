@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from teeth.records import (ExecutingTests, Matrix, Mutant, MutantOutcome, Result, Run, mutant_row,
+from teeth.store.records import (ExecutingTests, Matrix, Mutant, MutantOutcome, Result, Run, mutant_row,
                            outcome_row)
 
 RESULT_FIELDS = ("mutant_id", "target", "file", "line", "function", "op", "operator", "profile", "status",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from teeth.core import SURVIVING  # what `--format lines` lists unless `--status` says otherwise
 from teeth.errors import TeethError
-from teeth.records import Mutant, Result
-from teeth.sources import located, read_source, span
+from teeth.store.records import Mutant, Result
+from teeth.syntax.sources import located, read_source, span
 
 WIDTH = 120  # a change longer than this is cut, with an ellipsis
 

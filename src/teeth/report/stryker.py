@@ -15,9 +15,9 @@ from pathlib import Path
 from teeth import DISTRIBUTION
 from teeth.core import Status
 from teeth.errors import TeethError
-from teeth.records import Matrix, MatrixEntry, Result, TestRecord
-from teeth.sources import located, read_source, span
-from teeth.store import Store
+from teeth.store.records import Matrix, MatrixEntry, Result, TestRecord
+from teeth.syntax.sources import located, read_source, span
+from teeth.store.db import Store
 
 SCHEMA_VERSION = "2"
 STATUS = {Status.KILLED: "Killed", Status.SURVIVED: "Survived", Status.NO_COVERAGE: "NoCoverage",

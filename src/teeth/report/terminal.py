@@ -10,8 +10,8 @@ from rich.text import Text
 
 from teeth.core import STATUSES, Status
 from teeth.errors import TeethError
-from teeth.records import Result
-from teeth.store import Store
+from teeth.store.records import Result
+from teeth.store.db import Store
 
 PIPE_WIDTH = 100_000  # not a terminal: a table is as wide as its widest row (nothing wraps, nothing is cropped)
 

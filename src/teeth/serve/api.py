@@ -8,7 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 
-from teeth.records import Result
+from teeth.store.records import Result
 from teeth.serve.service import Service, error, read_denied, request_token
 from teeth.serve.payload import NewerSchema, digest, parse_push
 from teeth.serve.store import Ambiguous

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from teeth.core import COUNTED, Status, kill_rate
-from teeth.history import load_history
+from teeth.report.history import load_history
 from teeth.report import badge as kill_rate_badge
 from teeth.report.chart import svg_line_chart
 from teeth.report.html_page import environment, rate_class

@@ -11,9 +11,9 @@ from typing import Annotated, Literal, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from teeth.core import STATUSES, Check, Status as StatusEnum, WorkerFailure
-from teeth.records import (Mutant, Result, Run, RunStatus, TestRecord, mutant_of, mutant_row, outcome_of,
+from teeth.store.records import (Mutant, Result, Run, RunStatus, TestRecord, mutant_of, mutant_row, outcome_of,
                            outcome_row, record_of_test, row_of_test)
-from teeth.store import SCHEMA_VERSION
+from teeth.store.db import SCHEMA_VERSION
 
 Status = Literal[STATUSES]  # type: ignore[valid-type]
 TARGET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")

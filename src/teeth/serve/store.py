@@ -9,11 +9,11 @@ from sqlite_utils.migrations import Migrations
 
 from teeth.core import COUNTED, SURVIVING, Status, counts_sql, kill_rate
 from teeth.errors import TeethError
-from teeth.records import OutcomeFilter, Result, Run, mutant_row
+from teeth.store.records import OutcomeFilter, Result, Run, mutant_row
 from teeth.serve.payload import PushedRun, check_target_name, push_body, pushed_records
 from teeth.serve.tokens import Token, new_token, same_digest, token_digest
-from teeth.store import Store, now
-from teeth.store_opening import write_transaction
+from teeth.store.db import Store, now
+from teeth.store.opening import write_transaction
 
 COUNTS_SQL = counts_sql()
 

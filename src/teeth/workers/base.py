@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Protocol
 
-from teeth.config import Target
+from teeth.config.targets import Target
 from teeth.core import MutantScenario, Outcome
-from teeth.profiles import Profile
+from teeth.config.profiles import Profile
 
 
 class Backend:

@@ -9,7 +9,7 @@ float arguments to fp32 scalars, gives every libdevice function with a numpy cou
 implementation (the rest raise NotImplementedError naming the function), and makes a scalar's `__index__` read
 its one element whatever the array's rank.
 `prepare()` is the worker's entry: the gaps closed and, with `bounds_check`, every launch bounds-checked
-(teeth.invariance.bounds), for the life of the process.
+(teeth.workers.bounds), for the life of the process.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def prepare(settings: dict | None) -> None:
         import triton.runtime.interpreter  # noqa: F401
     except ImportError:
         return  # no triton: no kernels to interpret
-    from teeth.invariance.bounds import bounds_checked
+    from teeth.workers.bounds import bounds_checked
 
     _installed.enter_context(gaps_closed())
     if settings.get("bounds_check"):

@@ -11,11 +11,11 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 
-from teeth.config import Target
+from teeth.config.targets import Target
 from teeth.core import Baseline, MutantScenario, Outcome, Status
 from teeth.errors import BaselineFailed, ConfigError, TeethError, WorkerFailed
-from teeth.profiles import Profile
-from teeth.shadowing import refuse_shadowed
+from teeth.config.profiles import Profile
+from teeth.workers.shadowing import refuse_shadowed
 from teeth.workers.base import Backend
 from teeth.workers.protocol import BaselineDone, Collected, Fatal, InfectionDone, Message, WorkerSpec, encode, unframe
 from teeth.workers.sandbox import abi_version

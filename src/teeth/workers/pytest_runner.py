@@ -15,13 +15,13 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from teeth.core import Check, Infection, MutantScenario, Outcome, Status, WorkerFailure
-from teeth.coverage_map import measure
-from teeth.shadowing import shadowing
+from teeth.run.coverage_map import measure
+from teeth.workers.shadowing import shadowing
 from teeth.workers import interpreter
 from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, prepare_mutant
 from teeth.workers.compiled_code import CompiledCode
 from teeth.workers.kernel_launches import kernel_launches
-from teeth.sources import read_source
+from teeth.syntax.sources import read_source
 from teeth.workers.probe import Recorder, Undecided
 from teeth.workers.propagation import Meter, Unmeasured, originals
 from teeth.workers import random_state
@@ -166,7 +166,7 @@ class PytestRunner:
 
     def infection(self, scenario: Infection, report: Callable[[Running], object]) -> InfectionDone:
         """In the infection pass's child: every file's schema in place, then every test once; per mutant, what the
-        probes saw (teeth.infection)."""
+        probes saw (teeth.run.infection)."""
         recorder = Recorder()
         instrumented: list[str] = []
         keys: dict[str, str] = {}

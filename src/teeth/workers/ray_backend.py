@@ -8,10 +8,10 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from teeth.config import Target
+from teeth.config.targets import Target
 from teeth.core import MutantScenario, Outcome, WorkerFailure
 from teeth.errors import TeethError, WorkerFailed
-from teeth.profiles import Profile
+from teeth.config.profiles import Profile
 from teeth.workers.base import Backend
 from teeth.workers.local import LocalBackend
 from teeth.workers.ray_cluster import RaySession

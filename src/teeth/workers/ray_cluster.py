@@ -8,7 +8,7 @@ import os
 import socket
 
 from teeth.errors import EXIT_USAGE, TeethError
-from teeth.profiles import Profile
+from teeth.config.profiles import Profile
 
 CONNECT_TIMEOUT = 5.0
 INSTALL_HINT = "the ray backend needs Ray: pip install 'teeth-mutation[ray]' (from a checkout: pip install -e '.[ray]')"

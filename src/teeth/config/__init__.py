@@ -1,0 +1,1 @@
+"""Config: targets and profiles from pyproject.toml or teeth.toml, validated."""

@@ -1,0 +1,1 @@
+"""Discovery: every operator applied to a target's files, mutant records out."""

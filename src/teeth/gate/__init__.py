@@ -1,0 +1,1 @@
+"""`teeth check`: the changed code and tests, their mutants, and the gate."""

@@ -1,0 +1,1 @@
+"""One run of one target: discover, baseline, schedule, execute and record."""
