@@ -8,7 +8,8 @@ import re
 import pytest
 from tests.helpers.cli import results_of
 
-from teeth.run.coverage_map import LinesPastTheEnd, check_lines, concurrency_of
+from teeth.run.coverage_map import LinesPastTheEnd, check_lines
+from teeth.workers.coverage import concurrency_of
 
 
 def test_the_concurrency_models_follow_the_light_threads_the_tests_imported():

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from teeth.cli import main
-from teeth.run.coverage_map import measure
+from teeth.workers.coverage import measure
 from teeth.report.terminal import kill_rate_table
 from teeth.store.db import Store
 from tests.helpers.mutants import record_outcome_rows

@@ -1,51 +1,10 @@
-"""Baseline coverage: which tests execute which lines of the target, and how long each takes."""
+"""Baseline coverage as the scheduler reads it: which tests execute which lines of the target, and how long each
+takes (measured in the worker: workers/coverage.py)."""
 
 from __future__ import annotations
 
 import os
-import re
-import sys
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import coverage
-
-
-LIGHT_THREADS = ("gevent", "eventlet", "greenlet")  # coverage.py follows one of these, with threads
-
-
-def concurrency_of(modules) -> list[str]:
-    """The concurrency models coverage.py must follow for code that has imported `modules`: threads always, and
-    the first of gevent, eventlet and greenlet imported (a hook run in a greenlet is lost to coverage without it)."""
-    light = next((name for name in LIGHT_THREADS if name in modules), None)
-    return ["thread", light] if light else ["thread"]
-
-
-def measure(items: list, files: list[str], run_item: Callable, concurrency: list[str] | None = None) -> dict:
-    """Run every item once under coverage.py with one dynamic context per test (in a worker child). `concurrency`:
-    coverage.py's models; None: those of what the tests imported (`concurrency_of`)."""
-    # coverage reads include patterns as globs: a file named a[1].py is matched through `?` (only its lines are kept)
-    include = [re.sub(r"[][*?]", "?", os.path.realpath(f)) for f in files]
-    models = concurrency if concurrency is not None else concurrency_of(sys.modules)
-    cov = coverage.Coverage(data_file=None, include=include, config_file=False, concurrency=models)
-    tests: dict[str, dict] = {}
-    cov.start()
-    try:
-        for item in items:
-            cov.switch_context(item.nodeid)
-            started = time.perf_counter()
-            failure = run_item(item)
-            tests[item.nodeid] = {"failure": failure, "duration": time.perf_counter() - started, "lines": {}}
-    finally:
-        cov.stop()
-    data = cov.get_data()
-    for measured in data.measured_files():
-        for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
-            for context in contexts:
-                if context in tests:
-                    tests[context]["lines"].setdefault(os.path.realpath(measured), []).append(line)
-    return tests
 
 
 class LinesPastTheEnd(Exception):
@@ -64,25 +23,6 @@ def check_lines(tests: dict[str, dict], line_counts: dict[str, int]) -> None:
                                       f"{test}: the tests run code coverage.py does not follow (a greenlet "
                                       f"switched out of without a call or return, or a concurrency model the "
                                       f"target's `concurrency` leaves out)")
-
-
-def line_ranges(lines) -> str:
-    """Line numbers as the compact text the store keeps: "3-7,12"."""
-    parts: list[str] = []
-    for line in sorted(set(lines)):
-        if parts and parts[-1][1] == line - 1:
-            parts[-1][1] = line
-        else:
-            parts.append([line, line])
-    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in parts)
-
-
-def parse_ranges(text: str) -> set[int]:
-    found: set[int] = set()
-    for part in filter(None, text.split(",")):
-        first, _, last = part.partition("-")
-        found.update(range(int(first), int(last or first) + 1))
-    return found
 
 
 @dataclass

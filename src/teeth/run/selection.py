@@ -21,7 +21,7 @@ from pathlib import Path
 import libcst as cst
 
 from teeth.config.targets import Target
-from teeth.run.coverage_map import line_ranges
+from teeth.store.lines import line_ranges
 from teeth.errors import TeethError
 from teeth.syntax.functions import function_index
 from teeth.run.incremental import OutcomeCache

@@ -15,6 +15,7 @@ import sqlite_utils
 
 from teeth.core import Outcome, Status, counts_sql
 from teeth.errors import TeethError
+from teeth.store.lines import parse_ranges
 from teeth.store.records import (ExecutingTests, KillRate, Matrix, MatrixEntry, Mutant, MutantOutcome, OutcomeFilter,
                            Result, Run, RunStatus, TestRecord, kill_rate_of, matrix_rows, mutant_of, mutant_row,
                            outcome_of, outcome_row, result_of, run_of, run_row, record_of_test, row_of_test)
@@ -340,8 +341,6 @@ class Store:
     def tests_executing(self, target: str, file: str, lines: range) -> list[ExecutingTests]:
         """Per profile: the newest run of `target` that recorded line coverage, and its passing baseline tests that
         executed any of `lines` of `file` (a display path), by name."""
-        from teeth.run.coverage_map import parse_ranges
-
         newest = self.db.query(
             """select t.profile, max(t.run_id) as run_id from tests t join runs r on r.id = t.run_id
                where r.target = ? and t.lines is not null group by t.profile order by t.profile""", [target])

@@ -68,7 +68,7 @@ def m004_run_supervision(db: sqlite_utils.Database) -> None:
 
 @step
 def m005_test_lines(db: sqlite_utils.Database) -> None:
-    """`teeth show`: the lines each baseline test executed (teeth.run.coverage_map.line_ranges)."""
+    """`teeth show`: the lines each baseline test executed (teeth.store.lines.line_ranges)."""
     _add_columns(db["tests"], {"lines": str})
 
 

@@ -15,7 +15,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from teeth.core import Check, Infection, MutantScenario, Outcome, Status, WorkerFailure
-from teeth.run.coverage_map import measure
+from teeth.workers.coverage import measure
 from teeth.workers.shadowing import shadowing
 from teeth.workers import interpreter
 from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, prepare_mutant
