@@ -1,4 +1,5 @@
-"""The tool's imports: no cycle among teeth's modules (late imports inside functions included), and no target."""
+"""The tool's imports: no cycle among teeth's modules (late imports inside functions included), no import from a
+lower floor into a higher one, and no target."""
 
 from __future__ import annotations
 
@@ -111,6 +112,58 @@ def test_a_late_import_inside_a_function_is_an_import():
     modules = module_names()
     path = PACKAGE / "cli" / "serve.py"
     assert "teeth.serve.app" in imports_of("teeth.cli.serve", path, modules)  # imported inside `serve`
+
+
+# The floors of src/teeth, the ground first: a module imports only from its own floor or those below. A package (or
+# a module at the top of src/teeth) is one unit; units of one floor may import each other (the cycle test holds them).
+FLOORS = [
+    {"teeth", "core", "errors"},  # the ground: the types every phase speaks, the errors and their exit codes
+    {"config"},  # targets and profiles
+    {"syntax"},  # a target's source and what libcst says about a node: shared by every phase that reads code
+    {"equivalence"},  # effects and the equivalence rules, which the operators ask
+    {"operators"},  # the bug classes
+    {"discovery"},  # operators applied to a target's files: mutants
+    {"store"},  # the database and the types it hands out
+    {"workers"},  # backends and the worker process: never the store
+    {"run"},  # the main loop: discovery, the store and the workers
+    {"report"},  # what a stored run says (read by the gate's test review and the service)
+    {"gate"},  # `teeth check`: a scoped run, its reports, the gate
+    {"serve", "invariance"},  # the service over stored runs; the harness targets' tests call
+    {"cli", "__main__"},  # every command
+]
+FLOOR = {unit: number for number, units in enumerate(FLOORS) for unit in units}
+
+
+def unit_of(name: str) -> str:
+    """The package (or top-level module) a module of teeth belongs to: `teeth.store.db` -> `store`."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Each import from a module into a unit of a higher floor, as `importer (unit) -> imported (unit)`."""
+    return sorted(f"{name} ({unit_of(name)}) -> {imported} ({unit_of(imported)})"
+                  for name, imports in graph.items() for imported in imports
+                  if FLOOR[unit_of(imported)] > FLOOR[unit_of(name)])
+
+
+def test_every_package_and_top_level_module_of_teeth_has_a_floor():
+    assert sorted({unit_of(name) for name in module_names()} - set(FLOOR)) == []
+
+
+def test_no_module_imports_from_a_higher_floor():
+    assert upward_imports(import_graph()) == []
+
+
+def test_the_floor_check_names_an_upward_import():
+    graph = import_graph()
+    graph["teeth.store.db"] = graph["teeth.store.db"] | {"teeth.run.lab"}  # the store asking the main loop
+    assert upward_imports(graph) == ["teeth.store.db (store) -> teeth.run.lab (run)"]
+
+
+def test_src_teeth_keeps_only_the_ground_and_the_entry_point_at_its_top():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert top == ["__init__.py", "__main__.py", "core.py", "errors.py"]
 
 
 def test_the_tool_imports_none_of_its_targets():
