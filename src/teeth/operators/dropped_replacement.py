@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from teeth.operators.base import Example, Operator, method_call, positional, torch_call
-from teeth.operators.groups import dict_store, flow_of
+from teeth.operators.dataflow import flow_of
+from teeth.operators.dicts import dict_store
 from teeth.operators.pieces import code, minus, plus, row_of, rows_of
 
 IN_PLACE_SPLICES = ("copy_", "index_copy_", "index_put_", "scatter_", "masked_scatter_", "put_", "set_",

@@ -6,7 +6,8 @@ import libcst as cst
 
 from teeth.core import Check
 from teeth.operators.base import Example, Operator, sizes, slices_no_rows
-from teeth.operators.groups import flow_of, group_first
+from teeth.operators.dataflow import flow_of
+from teeth.operators.groups import group_first
 from teeth.operators.index_read import is_store
 
 

@@ -6,7 +6,8 @@ import libcst as cst
 
 from teeth.core import Check
 from teeth.operators.base import Example, Operator, method_call, positional, replace_arg, slices_no_rows, torch_call
-from teeth.operators.groups import flow_of, group_index, is_index
+from teeth.operators.dataflow import flow_of
+from teeth.operators.groups import group_index, is_index
 
 # (name, where the index argument is after the tensor) for `torch.NAME(x, ...)` and `x.NAME(...)`
 INDEX_READS = {"index_select": 1, "gather": 1, "take_along_dim": 0, "masked_select": 0, "take": 0}

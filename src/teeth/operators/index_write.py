@@ -7,7 +7,9 @@ import libcst as cst
 
 from teeth.core import Check
 from teeth.operators.base import Example, Operator, method_call, positional, replace_arg, torch_call
-from teeth.operators.groups import dict_store, flow_of, group_index
+from teeth.operators.dataflow import flow_of
+from teeth.operators.dicts import dict_store
+from teeth.operators.groups import group_index
 from teeth.operators.index_read import index_elements, other_groups
 
 # in-place writes by index: (where the index argument is, its keyword), and the write that drops the accumulation
