@@ -44,11 +44,11 @@ def test_every_module_of_teeth_is_in_the_internals_table_and_every_name_there_ex
 
 
 def test_a_table_without_a_module_or_with_a_stranger_fails_the_check():
-    without_gate = INTERNALS.replace("`gate.py`", "gate")
-    assert mismatch(table_names(without_gate), teeths_modules()) == ({"gate.py"}, set())
+    without_gate = INTERNALS.replace("`gate/policy.py`", "gate")
+    assert mismatch(table_names(without_gate), teeths_modules()) == ({"gate/policy.py"}, set())
     without_reports = INTERNALS.replace("`report/*`", "reports")
     assert "report/html.py" in mismatch(table_names(without_reports), teeths_modules())[0]
-    with_stranger = INTERNALS.replace("`gate.py`", "`gates.py`")
-    assert mismatch(table_names(with_stranger), teeths_modules()) == ({"gate.py"}, {"gates.py"})
+    with_stranger = INTERNALS.replace("`gate/policy.py`", "`gate/policies.py`")
+    assert mismatch(table_names(with_stranger), teeths_modules()) == ({"gate/policy.py"}, {"gate/policies.py"})
     with_gone_folder = INTERNALS.replace("`serve/*`", "`serving/*`")
     assert "serving/*" in mismatch(table_names(with_gone_folder), teeths_modules())[1]
