@@ -7,7 +7,7 @@ import libcst as cst
 
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
-from teeth.equivalence.flow import assigned_value, uses
+from teeth.equivalence.flow import assigned_value, bindings, uses
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.tensors import is_tensor, masked_index
 
@@ -277,12 +277,12 @@ class ReturnedViewOfFreshLocal(Rule):
         scope = flow.function_scope(root) if isinstance(root, cst.Name) else None
         if scope is None or root.value not in scope.assignments:
             return False
-        for assignment in scope.assignments[root.value]:
+        for assignment in bindings(scope, root.value, flow):
             statement = flow.parent(assignment.node)
             if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget) or \
                     not ctx.reads.fresh(flow.parent(statement).value):
                 return False
-        for use in uses(scope, root.value):
+        for use in uses(scope, root.value, flow):
             if flow.within(use.node, {id(node)}):
                 continue
             if flow.scopes.get(use.node) is not scope or not isinstance(use.node, cst.Name) or \

@@ -51,7 +51,7 @@ class AlreadyContiguous(Rule):
         scope = ctx.flow.function_scope(receiver)
         if scope is None or receiver.value not in scope.assignments:
             return False
-        for use in uses(scope, receiver.value):  # relaid out in place, or its layout assigned: not by binding
+        for use in uses(scope, receiver.value, ctx.flow):  # relaid out in place, or its layout assigned: not by binding
             holder = ctx.flow.parent(use.node)
             if isinstance(holder, cst.Attribute) and holder.value is use.node:
                 row = METHODS.get(holder.attr.value)

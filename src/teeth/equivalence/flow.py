@@ -20,13 +20,19 @@ def walk(node: cst.CSTNode):
         yield from walk(child)
 
 
-def uses(scope: Scope, name: str):
-    """Every access of `name` that refers to the scope's own assignments of it, nested scopes included."""
+def uses(scope: Scope, name: str, flow: Flow):
+    """Every access of `name` that refers to the scope's own assignments of it, nested scopes included, in the
+    order they stand in `flow`'s file."""
     found = {id(a): a for a in scope.accesses[name]}
     for assignment in scope.assignments[name]:
         for access in assignment.references:
             found[id(access)] = access
-    return list(found.values())
+    return flow.in_file_order(found.values())
+
+
+def bindings(scope: Scope, name: str, flow: Flow):
+    """The scope's assignments of `name`, in the order they stand in `flow`'s file."""
+    return flow.in_file_order(scope.assignments[name])
 
 
 def assigned_value(statement: cst.CSTNode | None, name: str) -> cst.BaseExpression | None:
@@ -111,11 +117,21 @@ class Flow:
         self.parents = wrapper.resolve(ParentNodeProvider)
         self.contiguous_decorators = set(contiguous_decorators)
         self._kernel_effects: dict[int, KernelEffects] = {}
+        self._positions: dict[int, int] | None = None
 
     # -- where a node stands -------------------------------------------------------------------------------------
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
+
+    def in_file_order(self, items) -> list:
+        """libcst's accesses or assignments sorted by where their nodes stand in the file. libcst keeps them in sets,
+        whose order follows hashes (the hash seed, addresses) and so varies per process; the rules visit them in
+        this order instead, so that what is derived and memoised first (a callee's effects) and hence a verdict
+        depend on the code only."""
+        if self._positions is None:
+            self._positions = {id(node): i for i, node in enumerate(walk(self.module))}
+        return sorted(items, key=lambda item: self._positions.get(id(getattr(item, "node", None)), -1))
 
     def within(self, node: cst.CSTNode, ids: set[int]) -> bool:
         while node is not None:

@@ -78,7 +78,7 @@ def unread(ctx: Context, launch: cst.Call, keyword: str) -> cst.Param | None:
     if param is None:
         return None
     scope = ctx.flow.scopes.get(kernel.body)
-    if not isinstance(scope, FunctionScope) or any(True for _ in uses(scope, keyword)):
+    if not isinstance(scope, FunctionScope) or any(True for _ in uses(scope, keyword, ctx.flow)):
         return None
     return param
 

@@ -9,7 +9,7 @@ from libcst.metadata import ComprehensionScope, FunctionScope
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
     is_fresh, method_effect, storage_root
-from teeth.equivalence.flow import Flow, assigned_value, uses
+from teeth.equivalence.flow import Flow, assigned_value, bindings, uses
 from teeth.equivalence.tensors import masked_index
 
 DEPTH = 12  # how many bindings a value is followed through
@@ -152,9 +152,9 @@ class Reads:
         if not isinstance(scope, (FunctionScope, ComprehensionScope)) or name.value not in scope.assignments:
             return False
         if isinstance(scope, ComprehensionScope):
-            fors = [flow.parent(a.node) for a in scope.assignments[name.value]]
+            fors = [flow.parent(a.node) for a in bindings(scope, name.value, flow)]
             if not all(isinstance(f, cst.CompFor) and f.target is a.node
-                       for f, a in zip(fors, scope.assignments[name.value])):
+                       for f, a in zip(fors, bindings(scope, name.value, flow))):
                 return False  # a comprehension's own name: only its `for` target (a walrus could leak it)
             for comp_for in fors:  # its values are the iterable's elements: nothing may write those either
                 if not self._iterable_only_read(comp_for, seen, depth - 1):
@@ -163,10 +163,10 @@ class Reads:
         if key in seen:
             return True  # already being checked: every use is looked at once
         seen.add(key)
-        for assignment in scope.assignments[name.value]:
+        for assignment in bindings(scope, name.value, flow):
             if assignment.scope is not scope or isinstance(flow.parent(assignment.node), cst.AugAssign):
                 return False
-        for use in uses(scope, name.value):  # a nested function's use counts like any other: only a read is fine
+        for use in uses(scope, name.value, flow):  # a nested function's use counts like any other: only a read is fine
             if flow.within(use.node, inside) or (after is not None and flow.runs_before(use.node, after)):
                 continue
             reaching = flow.reaching(use.node) if after is not None and isinstance(use.node, cst.Name) else None
@@ -183,7 +183,7 @@ class Reads:
         scope = flow.function_scope(iterable) if isinstance(iterable, cst.Name) else None
         if scope is None or iterable.value not in scope.assignments:
             return False
-        for use in uses(scope, iterable.value):
+        for use in uses(scope, iterable.value, flow):
             if use.node is iterable or flow.within(use.node, {id(comp_for)}):
                 continue
             if isinstance(flow.parent(use.node), cst.Return) and flow.runs_before(use.node, comp_for):
@@ -203,7 +203,7 @@ class Reads:
         scope = flow.function_scope(receiver)
         if scope is None or receiver.value not in scope.assignments:
             return False
-        for assignment in scope.assignments[receiver.value]:
+        for assignment in bindings(scope, receiver.value, flow):
             statement = flow.parent(assignment.node)
             if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget):
                 return False
@@ -226,7 +226,7 @@ class Reads:
         scope = self.flow.function_scope(base) if isinstance(base, cst.Name) else None
         if scope is None or base.value not in scope.assignments:
             return False
-        for assignment in scope.assignments[base.value]:
+        for assignment in bindings(scope, base.value, self.flow):
             statement = self.flow.parent(assignment.node)
             value = self.flow.parent(statement).value if isinstance(statement, cst.AssignTarget) else None
             if assignment.scope is not scope or not isinstance(value, cst.Call) or not is_fresh(value):
@@ -286,7 +286,7 @@ class Reads:
         scope = flow.function_scope(statement)
         if scope is None or name not in scope.assignments or any(a.scope is not scope for a in scope.assignments[name]):
             return False  # not a local of this function (a global, a closure's)
-        found = uses(scope, name)
+        found = uses(scope, name, flow)
         if any(use.scope is not scope for use in found):
             return False  # a nested function or comprehension sees it
         inside = {id(view)} if view is not None else set()

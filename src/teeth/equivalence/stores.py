@@ -9,7 +9,7 @@ import libcst as cst
 
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import method_effect
-from teeth.equivalence.flow import assigned_value, uses
+from teeth.equivalence.flow import assigned_value, bindings, uses
 from teeth.equivalence.reads import DEPTH
 
 STORES = ("dropped_replacement", "index_write")
@@ -112,7 +112,7 @@ class DeadStore(Rule):
         reaching = flow.reaching(local)
         if reaching is not None and reaching.value is not None:
             return made_fresh(reaching.value, ctx)
-        for assignment in scope.assignments[local.value]:
+        for assignment in bindings(scope, local.value, flow):
             target = flow.parent(assignment.node)
             statement = flow.parent(target) if isinstance(target, cst.AssignTarget) else target
             if not isinstance(statement, (cst.Assign, cst.AnnAssign)) or \
@@ -127,7 +127,7 @@ class DeadStore(Rule):
         flow = ctx.flow
         scope = flow.function_scope(local)
         later = {id(s) for s in flow.after(statement)}
-        for use in uses(scope, local.value):
+        for use in uses(scope, local.value, flow):
             node = use.node
             if use.scope is not scope or not isinstance(node, cst.Name):
                 return False  # a nested function or a comprehension reads it: when, it cannot tell
