@@ -275,8 +275,10 @@ class Reads:
                                                    self.read_by_callee(call, parent))
         return False
 
-    def sole_before(self, name: str, statement, view, depth: int) -> bool:
-        """Is the value `name` holds at `statement` fresh and held by nothing else? Walks back through its block."""
+    def sole_before(self, name: str, statement, view, depth: int, also=()) -> bool:
+        """Is the value `name` holds at `statement` fresh and held by nothing else? Walks back through its block. The
+        other uses of `name` in `statement` must only read it, but `view` and those in `also` (views the caller has
+        judged itself)."""
         flow = self.flow
         line = flow.parent(statement)
         block = flow.parent(line)
@@ -290,6 +292,7 @@ class Reads:
         if any(use.scope is not scope for use in found):
             return False  # a nested function or comprehension sees it
         inside = {id(view)} if view is not None else set()
+        inside |= {id(node) for node in also}
         for access in found:  # the other uses in the view's own statement only read it
             if flow.within(access.node, {id(statement)}) and not flow.within(access.node, inside) and \
                     not self.only_read(access.node, set(), DEPTH, bind=False):

@@ -28,7 +28,7 @@ class ViewToCopy(Operator):
     )
     node_types = (cst.Call, cst.Subscript)
     rules = (*Operator.rules, "view_only_read", "view_read_at_once", "view_of_fresh", "view_of_fresh_local",
-             "returned_view_of_fresh_local")
+             "returned_view_of_fresh_local", "disjoint_views_of_fresh_local")
 
     def mutate(self, node, ctx):
         parent = ctx.parent

@@ -1,0 +1,254 @@
+"""Fresh-base rules: a view made into a copy (view_to_copy) is equivalent when nothing but the view reaches its base's
+storage: the base is a new tensor no one else holds, made in the same expression or bound to a local that is not
+used again. Like the aliasing rules, each asks first that the view be a tensor (`is_tensor`)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from teeth.equivalence.aliasing import HELD, KERNEL, VIEW
+from teeth.equivalence.base import Context, Mutation, Rule, rule
+from teeth.equivalence.effects import storage_root
+from teeth.equivalence.flow import assigned_value, bindings, uses
+from teeth.equivalence.reads import DEPTH
+from teeth.equivalence.regions import disjoint
+from teeth.equivalence.tensors import is_tensor, masked_index
+
+
+@rule
+class ViewOfFresh(Rule):
+    name = "view_of_fresh"
+    reason = ("the view is of a tensor made in the same expression that nothing else holds: no one else can "
+              "see through it, and a copy holds the same values")
+    examples_operators = VIEW
+    suppresses = (
+        "def f(images):\n    return torch.stack(images, dim=0).permute(0, 3, 1, 2)\n",
+        "def f(x, h, w):\n    dst = torch.tensor([[0, 0], [w - 1, h - 1]]).expand(x.shape[0], -1, -1)\n"
+        "    return crop(x, dst)\n",
+        "def f(a, b):\n    return helper((a + b)[:, :4].unsqueeze(0))\n",
+        "def f(x):\n    return torch.narrow(x.clone(), 0, 0, 1)\n",
+    )
+    keeps = (
+        "def f(x):\n    return x.permute(1, 0)\n",  # a view of the argument: the caller holds its base
+        "def f(x):\n    y = torch.cat([x, x])\n    return y[:2], y\n",  # the base is named and returned too
+        "def f(x):\n    return x.float().view(-1)\n",  # .float() may return x itself
+        "def f(x):\n    return helper(x).view(-1)\n",  # an unknown callee may return a view of x
+        "def f(x):\n    return torch.as_tensor(x).view(-1)\n",  # as_tensor may return x itself
+        "def f(x, out):\n    return torch.cat([x, x], out=out)[:2]\n",  # out= returns the caller's tensor
+        "def f(xs, ys):\n    return (xs + ys)[1:]\n",  # maybe two lists joined: no .clone()
+    )
+
+    suppresses += (  # nonzero's result is a tensor unless as_tuple= says otherwise; a paired unpacking's values
+        "def f(m: Tensor):\n    rows = m.nonzero(as_tuple=False).squeeze(1)\n    return rows.repeat(2)\n",
+        "def f(a, i):\n    m, k = a.bool(), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
+    )
+    keeps += (
+        "def f(a, i):\n    m, k = list(a), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
+    )
+    suppresses += (  # a function of the package whose every return is a new tensor
+        "def scaled(p):\n    return p * 2\n\ndef f(p):\n    return scaled(p).view(-1)\n",
+        "def lifted(p):\n    out = torch.cat([p, p])\n    out = out.reshape(2, -1)\n    return out.float()\n\n"
+        "def f(p):\n    return lifted(p).view(-1)\n",
+    )
+    suppresses += (  # a held module whose forward always makes a new tensor
+        HELD.format(forward="return t * 2", init="self.scale = Scale()") +
+        "    def forward(self, x):\n        return self.scale(x).view(-1)\n",
+    )
+    keeps += (
+        HELD.format(forward="return t", init="self.scale = Scale()") +  # it hands its argument back
+        "    def forward(self, x):\n        return self.scale(x).view(-1)\n",
+    )
+    keeps += (
+        "def same(p):\n    return p\n\ndef f(p):\n    return same(p).view(-1)\n",  # it returns its argument
+        "def kept(p):\n    out = p * 2\n    KEEP.append(out)\n    return out\n\ndef f(p):\n"
+        "    return kept(p).view(-1)\n",  # something else holds its result
+        "def maybe(p, c):\n    if c:\n        return p\n    return p * 2\n\ndef f(p, c):\n"
+        "    return maybe(p, c).view(-1)\n",  # one return is its argument
+    )
+
+    suppresses += (  # a mask's index is a copy: a new tensor nothing else holds
+        "def f(x: Tensor, m: Tensor):\n    return x[~(m > 0)].view(-1)\n",
+        "def f(x: Tensor, m: Tensor, n):\n    keep = m.isfinite() & (m > 0)\n    return x[keep].view(n, -1)\n",
+        "def f(p: Tensor, n):\n    return p[~torch.eye(n).bool()].view(n, n - 1)\n",
+    )
+    keeps += (
+        "def f(x: Tensor, i: Tensor):\n    return x[i].view(-1)\n",  # maybe an integer index: a 0-dim one selects
+        "def f(x: Tensor, m: Tensor):\n    return x[(m > 0).long()].view(-1)\n",  # integers made from a mask
+        "def f(x: Tensor, m: Tensor):\n    return x[~m].view(-1)\n",  # `~` of an integer tensor: integers
+        "def f(x: Tensor, m):\n    return x[m > 0].view(-1)\n",  # maybe a Python bool: `x[True]` is a view
+    )
+    suppresses += (  # a paired unpacking is the binding that reaches a use in a loop below it
+        "def f(a, b, idx):\n    a, b = a.bool(), b.bool()\n    out = []\n    for i in idx:\n"
+        "        rows = a[i].nonzero(as_tuple=False).squeeze(1)\n        out.append(rows.repeat(2))\n    return out\n",
+    )
+    keeps += (
+        "def f(a, b, idx):\n    a, b = b, a.bool()\n    out = []\n    for i in idx:\n"
+        "        rows = a[i].nonzero(as_tuple=False).squeeze(1)\n        out.append(rows.repeat(2))\n    return out\n",
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        root = storage_root(mutant.node, lambda e: masked_index(e, ctx.flow))
+        return root is not mutant.node and is_tensor(mutant.node, ctx.flow) and ctx.reads.fresh(root)
+
+
+@rule
+class ReturnedViewOfFreshLocal(Rule):
+    name = "returned_view_of_fresh_local"
+    reason = ("the view is returned and its base is a fresh local nothing else holds: a write through it reaches "
+              "nothing else")
+    examples_operators = VIEW
+    suppresses = (
+        "def top(x, k, dim):\n    idx = torch.argsort(x, dim=dim, stable=True).flip(dim)\n"
+        "    return idx.narrow(dim, 0, k)\n",
+        "def f(n, k):\n    buf = torch.zeros(n, 4)\n    total = buf.sum()\n    return buf[:k]\n",
+    )
+    keeps = (
+        "def f(x, k):\n    return x[:k]\n",  # the base is the caller's
+        "def f(x, k):\n    idx = x.argsort()\n    idx = x\n    return idx[:k]\n",  # bound to the argument too
+        "def f(x, k):\n    idx = x.flip(0)\n    keep(idx)\n    return idx[:k]\n",  # handed on: another holder
+        "def f(x, k):\n    idx = x.flip(0)\n    v = idx[:k]\n    v.zero_()\n    return idx\n",  # not returned itself
+        "def f(x, k):\n    idx = x.view(-1)\n    return idx[:k]\n",  # a view of the argument, not fresh
+        "def f(x, k):\n    idx = x.flip(0)\n    def total():\n        return idx.sum()\n    register(total)\n"
+        "    return idx[:k]\n",  # read by a closure, maybe after a write through the returned view
+        "def f(xs, ys, k):\n    both = xs + ys\n    return both[:k]\n",  # maybe a list: no .clone()
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        flow, node = ctx.flow, mutant.node
+        if not isinstance(flow.parent(node), cst.Return) or not is_tensor(node, flow):
+            return False
+        root = storage_root(node)
+        scope = flow.function_scope(root) if isinstance(root, cst.Name) else None
+        if scope is None or root.value not in scope.assignments:
+            return False
+        for assignment in bindings(scope, root.value, flow):
+            statement = flow.parent(assignment.node)
+            if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget) or \
+                    not ctx.reads.fresh(flow.parent(statement).value):
+                return False
+        for use in uses(scope, root.value, flow):
+            if flow.within(use.node, {id(node)}):
+                continue
+            if flow.scopes.get(use.node) is not scope or not isinstance(use.node, cst.Name) or \
+                    not ctx.reads.only_read(use.node, set(), DEPTH):
+                return False  # read from a nested function (maybe after the return), or handed on
+        return True
+
+
+@rule
+class ViewOfFreshLocal(Rule):
+    name = "view_of_fresh_local"
+    reason = ("the view is of a local made fresh in this function (only written into or read since) "
+              "whose name the view's statement rebinds or returns: only the view reaches its storage")
+    examples_operators = VIEW
+    suppresses = (
+        "def f(x, idx, n):\n    out = x.new_zeros(n + 1, 4)\n    out[idx] = x\n    out = out[:n]\n    return out\n",
+        "def f(x, b, n):\n    mask = torch.zeros(b * n + 1, dtype=torch.bool)\n    mask[x] = 1\n"
+        "    mask = mask[:b * n]\n    mask = mask.view(b, n)\n    return mask\n",
+        "def f(x, size):\n    out = torch.as_tensor(0.0)\n    out = out.repeat(size)\n    out.fill_(1)\n"
+        "    out = out.view(2, -1)\n    return out\n",
+        "def f(a, b, n):\n    hits = (a == b).nonzero()\n    hits = hits.view(-1)[:n]\n    return hits\n",
+    )
+    keeps = (
+        "def f(x, n):\n    return x[:n]\n",  # a view of a parameter: the caller holds the base
+        "def f(n):\n    out = torch.zeros(n)\n    keep = out\n    out = out[:2]\n    return out, keep\n",  # aliased
+        "def f(n):\n    out = torch.zeros(n)\n    head = out[:2]\n    out.fill_(1)\n    return head\n",  # base used
+        "def f(x, n):\n    out = helper(x)\n    out = out[:n]\n    return out\n",  # not known to be fresh
+        "def f(x, n):\n    out = x.to(torch.float32)\n    out = out[:n]\n    return out\n",  # `to` may return x
+        "def f(n):\n    out = torch.zeros(n)\n    register(out)\n    out = out[:2]\n    return out\n",  # escaped
+        "def f(n, c):\n    out = torch.zeros(n)\n    if c:\n        keep.append(out)\n    out = out[:2]\n"
+        "    return out\n",  # escaped on one path
+        "def f(x, n):\n    out = x\n    out = out[:n]\n    return out\n",  # the parameter under another name
+        "def f(n):\n    def g():\n        return out\n    out = torch.zeros(n)\n    keep = g()\n    out = out[:2]\n"
+        "    return out, keep\n",  # a closure hands the base out
+        "def f(xs, ys, n):\n    out = xs + ys\n    out = out[:n]\n    return out\n",  # maybe a list
+    )
+
+    suppresses += (  # the view is made after the last write to its base, a kernel's store, and returned
+        KERNEL + "def f(x, c, n, shape):\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
+        "    return y.view(*shape)\n",
+    )
+    keeps += (
+        KERNEL + "def f(x, c, n, shape):\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
+        "    keep(y)\n    return y.view(*shape)\n",  # handed to an unknown callee as well
+        KERNEL + "def f(x, c, n, shape):\n    k[(1,)](c, c, x, n)\n    return x.view(*shape)\n",  # the caller's
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        """The view's base is a local made fresh in the same block (only written into, or read, since) whose name
+        the view's statement rebinds or returns: no other reference to the storage exists."""
+        flow, node = ctx.flow, mutant.node
+        base = storage_root(node)
+        if not isinstance(base, cst.Name) or base is node or not is_tensor(node, flow):
+            return False
+        statement = flow.statement(node)
+        if not isinstance(statement, cst.Return) and assigned_value(statement, base.value) is None:
+            return False  # the old value stays reachable under its name
+        return ctx.reads.sole_before(base.value, statement, node, DEPTH)
+
+
+@rule
+class DisjointViewsOfFreshLocal(Rule):
+    name = "disjoint_views_of_fresh_local"
+    reason = ("the view is one of views of disjoint regions of a local made fresh in this function, taken in one "
+              "statement after which that value is never used: a write through one cannot reach another, and "
+              "nothing else holds their base")
+    examples_operators = VIEW
+    suppresses = (
+        "def f(x: Tensor, w: Tensor, k):\n    mixed = x @ w\n    head, rest = mixed[..., :k], mixed[..., k:]\n"
+        "    rest.mul_(2)\n    return head, rest\n",
+        "def f(x: Tensor, branch):\n    y = torch.einsum('bij,bjk->bik', x, x)\n"
+        "    first, others = y[..., 0, :], y[..., 1:, :]\n    return branch(first), others\n",
+        "def f(a: Tensor, b: Tensor, gate):\n    s = a + b\n    s, last = s[:-1], s[-1]\n    gate(s)\n"
+        "    return s, last\n",  # the name rebound to one of the views: the base's value is not used again
+    )
+    keeps = (
+        "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k + 1], y[k:]\n    b.zero_()\n    return a\n",  # overlap
+        "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k], y[k:]\n    b.zero_()\n    return a, y\n",  # base used
+        "def f(y: Tensor, k):\n    a, b = y[:k], y[k:]\n    b.zero_()\n    return a\n",  # the caller's base
+        "def f(x: Tensor, i, j):\n    y = x * 2\n    a, b = y[:i], y[j:]\n    b.zero_()\n    return a\n",  # j < i?
+        "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k], y\n    b.zero_()\n    return a\n",  # the whole base
+        "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k], y[k:]\n    y.zero_()\n    return a\n",  # written after
+        "def f(x: Tensor, k, n):\n    y = x * 2\n    out = []\n    for _ in range(n):\n        a, b = y[:k], y[k:]\n"
+        "        out.append(a.add_(1))\n    return out\n",  # the same region again in the next iteration
+        "def f(x: Tensor, k):\n    y = helper(x)\n    a, b = y[:k], y[k:]\n    b.zero_()\n    return a\n",  # not fresh
+        "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[::2], y[1::2]\n    b.zero_()\n    return a, y\n",
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        flow, node = ctx.flow, mutant.node
+        if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name) or not is_tensor(node, flow):
+            return False
+        base, statement = node.value, flow.statement(node)
+        scope = flow.function_scope(base)
+        reached = flow.reaching(base)
+        if statement is None or scope is None or reached is None or reached.statement is None:
+            return False
+        line, bound_line = flow.parent(statement), flow.parent(reached.statement)
+        body = list(getattr(flow.parent(line), "body", ()))
+        if line not in body or bound_line not in body:
+            return False  # sole_before asks the same: the base made fresh in the view's own block
+        views = []
+        for use in uses(scope, base.value, flow):
+            if use.node is base:
+                continue
+            if flow.within(use.node, {id(statement)}):  # in the view's statement: a view of a disjoint region
+                view = flow.parent(use.node)
+                if not isinstance(view, cst.Subscript) or view.value is not use.node or not disjoint(node, view):
+                    return False
+                views.append(view)
+                continue
+            seen = flow.reaching(use.node) if isinstance(use.node, cst.Name) else None
+            if seen is None:
+                return False  # maybe this value (a use in a loop's next iteration, on a branch)
+            if seen.statement is reached.statement and not \
+                    body.index(bound_line) < body.index(_line_in(flow, use.node, body)) < body.index(line):
+                return False  # this value, used after the views are made
+        return ctx.reads.sole_before(base.value, statement, node, DEPTH, also=views)
+
+
+def _line_in(flow, node: cst.CSTNode, body: list):
+    """The statement of `body` that holds `node` (or `body`'s last one when none does: after every other)."""
+    while node is not None and node not in body:
+        node = flow.parent(node)
+    return node if node is not None else body[-1]
