@@ -119,7 +119,7 @@ class ViewOnlyRead(Rule):
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        root = storage_root(mutant.node)
+        root = storage_root(mutant.node, flow=ctx.flow)
         if not isinstance(root, cst.Name) or root is mutant.node or not is_tensor(mutant.node, ctx.flow) or \
                 not ctx.reads.only_read(mutant.node, set(), DEPTH):
             return False

@@ -328,7 +328,7 @@ def _fresh_return(reads: Reads, statement: cst.Return) -> bool:
     value = statement.value
     if reads.fresh(value):
         return True
-    root = storage_root(value)
+    root = storage_root(value, flow=reads.flow)
     if isinstance(root, cst.Name):
         return reads.sole_before(root.value, statement, value, DEPTH)
     return not isinstance(root, cst.Name) and root is not value and reads.fresh(root)

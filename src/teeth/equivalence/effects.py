@@ -96,8 +96,11 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     return None
 
 
-def function_name(call: cst.Call) -> str | None:
-    """`cat` for `torch.cat(...)`, `F.softmax(...)` and a bare `cat(...)`; None for a method of anything else."""
+def function_name(call: cst.Call, flow=None) -> str | None:
+    """`cat` for `torch.cat(...)`, `F.softmax(...)` and a bare `cat(...)`; None for a method of anything else, and,
+    given the file's `flow`, for a name the file binds to something else than torch's (`Flow.foreign`)."""
+    if flow is not None and flow.foreign(call):
+        return None
     func = call.func
     if isinstance(func, cst.Name):
         return func.value
@@ -110,10 +113,11 @@ def has_out(call: cst.Call) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args)
 
 
-def function_effect(call: cst.Call) -> Effect | None:
+def function_effect(call: cst.Call, flow=None) -> Effect | None:
     """The row of a function call (`torch.cat(...)`), or None: not a function, or an unknown one. A `torch.X` the
-    table lacks is read from torch's schema of aten::X (`schemas.py`)."""
-    name = function_name(call)
+    table lacks is read from torch's schema of aten::X (`schemas.py`). Given the file's `flow`, a callee bound to
+    anything but torch's has no row."""
+    name = function_name(call, flow)
     if name is None:
         return None
     row = FUNCTIONS.get(name)
@@ -122,11 +126,12 @@ def function_effect(call: cst.Call) -> Effect | None:
     return row
 
 
-def method_effect(call: cst.Call) -> Effect | None:
+def method_effect(call: cst.Call, flow=None) -> Effect | None:
     """The row of a method call on a tensor (`x.view(...)`), or None: a function, or an unknown method. A method the
     table lacks is read from torch's schema of aten::NAME (`schemas.py`)."""
-    if not isinstance(call.func, cst.Attribute) or function_name(call) is not None:
-        return None
+    if not isinstance(call.func, cst.Attribute) or function_name(call) is not None or \
+            (flow is not None and flow.foreign(call)):
+        return None  # a function, or a function of a module imported under some name (`np.exp(x)`)
     row = METHODS.get(call.func.attr.value)
     if row is None:
         row = _from_schema(call.func.attr.value, method=True)
@@ -139,12 +144,12 @@ def _from_schema(name: str, method: bool) -> Effect | None:
     return Effect(found[0], writes_receiver=found[1]) if found is not None else None
 
 
-def call_effect(call: cst.Call) -> Effect | None:
+def call_effect(call: cst.Call, flow=None) -> Effect | None:
     """The row of a call, function or method; None for an unknown callee."""
-    return function_effect(call) or method_effect(call)
+    return function_effect(call, flow) or method_effect(call, flow)
 
 
-def base_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+def base_of(expr: cst.BaseExpression, flow=None) -> cst.BaseExpression | None:
     """What `expr`'s result may share storage with when it is an alias (a view, a cast, an index), else None:
     `x` of `x[:n]`, `x.view(-1)`, `x.T`, `torch.narrow(x, ...)`."""
     if isinstance(expr, cst.Subscript):
@@ -153,43 +158,43 @@ def base_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
         row = ATTRIBUTES.get(expr.attr.value)
         return expr.value if row is ALIAS else None
     if isinstance(expr, cst.Call) and not has_out(expr):
-        row = call_effect(expr)
+        row = call_effect(expr, flow)
         if row is None or row.result != "alias" or row.writes_receiver:
             return None
-        if function_name(expr) is not None:
+        if function_name(expr, flow) is not None:
             first = expr.args[0] if expr.args else None
             return first.value if first is not None and first.keyword is None and not first.star else None
         return expr.func.value
     return None
 
 
-def storage_root(expr: cst.BaseExpression, copies=None) -> cst.BaseExpression:
+def storage_root(expr: cst.BaseExpression, copies=None, flow=None) -> cst.BaseExpression:
     """What an alias chain is taken of: `out` in `out[:n].view(b, n)`, the call in `(a == b).nonzero().view(-1)`;
     with `copies` (a predicate), the chain also stops at an expression it says always makes a copy (`x[mask]`)."""
     for _ in range(64):
         if copies is not None and copies(expr):
             return expr
-        base = base_of(expr)
+        base = base_of(expr, flow)
         if base is None:
             return expr
         expr = base
     return expr
 
 
-def is_fresh(expr: cst.BaseExpression) -> bool:
+def is_fresh(expr: cst.BaseExpression, flow=None) -> bool:
     """Does `expr` always make a new tensor nothing else holds (arithmetic, a factory, cat, `.clone()`, a sum)?"""
     if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
         return True
     if not isinstance(expr, cst.Call) or has_out(expr):
         return False
-    row = call_effect(expr)
+    row = call_effect(expr, flow)
     return row is not None and row.result == "fresh"
 
 
-def contiguity(expr: cst.BaseExpression) -> str:
+def contiguity(expr: cst.BaseExpression, flow=None) -> str:
     """`yes`: `expr` is always contiguous; `kept`: when the tensor it is made of is; `no`: not known."""
     if isinstance(expr, cst.Call) and not has_out(expr):
-        row = call_effect(expr)
+        row = call_effect(expr, flow)
         if row is not None and not row.writes_receiver:
             return row.contiguous
     return "no"

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import FunctionScope, MetadataWrapper, ParentNodeProvider, Scope, ScopeProvider
+from libcst.metadata import BuiltinAssignment, FunctionScope, ImportAssignment, MetadataWrapper, ParentNodeProvider, Scope, \
+    ScopeProvider
 
 from teeth.equivalence.kernels import KernelEffects, kernel_effects
 from teeth.syntax.kernel_context import is_kernel
@@ -260,6 +261,27 @@ class Flow:
                     return None  # a handler, a loop's else: what ran before is not one path
             node = parent
 
+    # -- what a callee's name is bound to ------------------------------------------------------------------------
+
+    def foreign(self, call: cst.CSTNode) -> bool:
+        """Is the callee of `call` bound in the file to something that is not torch's, so that no row of the effects
+        table may be taken by its name: a bare name imported from another module (`from einops import einsum`) or
+        bound by the file itself (a def, an assignment; the package's own functions are read by their bodies), or a
+        function of a module imported under a name the table reads as torch's (`import numpy as F`)? A method of a
+        value (`x.view(...)`) and an unbound name (a builtin) are not foreign."""
+        func = call.func if isinstance(call, cst.Call) else None
+        head = func
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name):
+            return False
+        scope: Scope | None = self.scopes.get(head)
+        found = [a for a in scope[head.value] if not isinstance(a, BuiltinAssignment)] if scope is not None else []
+        imported = [a for a in found if isinstance(a, ImportAssignment)]
+        if isinstance(func, cst.Name) and len(imported) != len(found):
+            return True  # bound here: a def, a class, an assignment, a parameter
+        return any(not _torch_module(_imported_module(a.node, head.value)) for a in imported)
+
     # -- kernels -------------------------------------------------------------------------------------------------
 
     def kernel(self, name: cst.BaseExpression) -> cst.FunctionDef | None:
@@ -297,3 +319,29 @@ class Flow:
         params = [*kernel.params.posonly_params, *kernel.params.params]
         index = list(call.args).index(arg)
         return params[index].name.value if index < len(params) else None
+
+
+def _imported_module(statement: cst.Import | cst.ImportFrom, name: str) -> str:
+    """The module `name` comes from in an import statement: `torch.nn.functional` for `import torch.nn.functional as
+    F` and for `from torch.nn.functional import pad`; "" for a relative import (the package's own)."""
+    if isinstance(statement, cst.ImportFrom):
+        if statement.relative or statement.module is None:
+            return ""
+        return _dotted(statement.module)
+    for alias in statement.names:
+        full = _dotted(alias.name)
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and alias.asname.name.value == name:
+            return full
+        if alias.asname is None and full.split(".")[0] == name:
+            return name
+    return ""
+
+
+def _torch_module(module: str) -> bool:
+    return module == "torch" or module.startswith("torch.")
+
+
+def _dotted(expr: cst.BaseExpression) -> str:
+    if isinstance(expr, cst.Attribute):
+        return f"{_dotted(expr.value)}.{expr.attr.value}"
+    return expr.value if isinstance(expr, cst.Name) else ""

@@ -45,6 +45,15 @@ class ViewOfFresh(Rule):
     keeps += (
         "def f(a, i):\n    m, k = list(a), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
     )
+    suppresses += (  # a torch function imported by name
+        "from torch import cat\n\ndef f(x):\n    return cat([x, x]).view(-1)\n",
+        "import torch.nn.functional as F\n\ndef f(x):\n    return F.softmax(x, -1).view(-1)\n",
+    )
+    keeps += (  # a name bound to another module's function: no row of the table is taken by its name
+        "from cache import cat\n\ndef f(x):\n    return cat([x, x]).view(-1)\n",
+        "import mylib as F\n\ndef f(x):\n    return F.softmax(x, -1).view(-1)\n",
+        "def f(x, cat):\n    return cat([x, x]).view(-1)\n",  # a parameter named like a torch function
+    )
     suppresses += (  # a function of the package whose every return is a new tensor
         "def scaled(p):\n    return p * 2\n\ndef f(p):\n    return scaled(p).view(-1)\n",
         "def lifted(p):\n    out = torch.cat([p, p])\n    out = out.reshape(2, -1)\n    return out.float()\n\n"
@@ -87,7 +96,7 @@ class ViewOfFresh(Rule):
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        root = storage_root(mutant.node, lambda e: masked_index(e, ctx.flow))
+        root = storage_root(mutant.node, lambda e: masked_index(e, ctx.flow), ctx.flow)
         return root is not mutant.node and is_tensor(mutant.node, ctx.flow) and ctx.reads.fresh(root)
 
 
@@ -117,7 +126,7 @@ class ReturnedViewOfFreshLocal(Rule):
         flow, node = ctx.flow, mutant.node
         if not isinstance(flow.parent(node), cst.Return) or not is_tensor(node, flow):
             return False
-        root = storage_root(node)
+        root = storage_root(node, flow=flow)
         scope = flow.function_scope(root) if isinstance(root, cst.Name) else None
         if scope is None or root.value not in scope.assignments:
             return False
@@ -178,7 +187,7 @@ class ViewOfFreshLocal(Rule):
         """The view's base is a local made fresh in the same block (only written into, or read, since) whose name
         the view's statement rebinds or returns: no other reference to the storage exists."""
         flow, node = ctx.flow, mutant.node
-        base = storage_root(node)
+        base = storage_root(node, flow=flow)
         if not isinstance(base, cst.Name) or base is node or not is_tensor(node, flow):
             return False
         statement = flow.statement(node)
@@ -212,6 +221,8 @@ class DisjointViewsOfFreshLocal(Rule):
         "def f(x: Tensor, k, n):\n    y = x * 2\n    out = []\n    for _ in range(n):\n        a, b = y[:k], y[k:]\n"
         "        out.append(a.add_(1))\n    return out\n",  # the same region again in the next iteration
         "def f(x: Tensor, k):\n    y = helper(x)\n    a, b = y[:k], y[k:]\n    b.zero_()\n    return a\n",  # not fresh
+        "from elsewhere import einsum\n\ndef f(x: Tensor, k):\n    y = einsum('ij->ij', x)\n    a, b = y[..., :k], y[..., k:]\n"
+        "    b.zero_()\n    return a\n",  # another module's function, named like torch's
         "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[::2], y[1::2]\n    b.zero_()\n    return a, y\n",
     )
 

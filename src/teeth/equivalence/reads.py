@@ -23,7 +23,7 @@ def _reads_only(call: cst.Call, callees=None, flow: Flow | None = None) -> bool:
     is a function of the package is judged by its own body (`read_by_callee`), not by the torch row of that name."""
     if callees is not None and isinstance(call.func, cst.Name) and callees.function(flow, call) is not None:
         return False
-    row = function_effect(call)
+    row = function_effect(call, flow)
     return row is not None and row.result != "alias" and not has_out(call)
 
 
@@ -41,7 +41,7 @@ class Reads:
         """Is `expr` a new tensor nothing else holds: a torch call that makes one, or a call of a function of the
         package whose every return does?"""
         if not self._own_function(expr):
-            return is_fresh(expr) or masked_index(expr, self.flow)
+            return is_fresh(expr, self.flow) or masked_index(expr, self.flow)
         effects = self.callees.effects(self.flow, expr)
         return effects is not None and effects.fresh and not has_out(expr)
 
@@ -92,7 +92,7 @@ class Reads:
         if isinstance(parent, cst.Attribute) and parent.value is node:
             holder = flow.parent(parent)
             if isinstance(holder, cst.Call) and holder.func is parent:
-                row = method_effect(holder)
+                row = method_effect(holder, flow)
                 if row is None or row.writes_receiver:
                     return False  # an in-place or unknown method
                 return row.result != "alias" or self.only_read(holder, seen, depth - 1, bind)
@@ -112,7 +112,7 @@ class Reads:
                 return True  # `*rows` too: each element is read
             if parent.star:
                 return False
-            row = function_effect(call) if not self._own_function(call) else None
+            row = function_effect(call, flow) if not self._own_function(call) else None
             if row is not None and row.result == "alias" and call.args and call.args[0] is parent:
                 return self.only_read(call, seen, depth - 1, bind)  # torch.narrow(rows, ...): another view
             return self.read_by_fresh_receiver(call) or self.read_by_kernel(call, parent) or \
@@ -196,7 +196,7 @@ class Reads:
         """`out.scatter_(dim, index, src)` with `out` only ever bound to a fresh allocation in this function: the
         in-place method writes only `out`, whose storage nothing else shares, so its arguments are read."""
         flow = self.flow
-        row = method_effect(call)
+        row = method_effect(call, flow)
         if row is None or not row.writes_receiver or not isinstance(call.func.value, cst.Name):
             return False
         receiver = call.func.value
@@ -208,8 +208,8 @@ class Reads:
             if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget):
                 return False
             value = flow.parent(statement).value
-            if not (isinstance(value, cst.Call) and function_name(value) in FUNCTIONS and
-                    FUNCTIONS[function_name(value)].result == "fresh" and function_name(value) != "clone" and
+            if not (isinstance(value, cst.Call) and function_name(value, flow) in FUNCTIONS and
+                    FUNCTIONS[function_name(value, flow)].result == "fresh" and function_name(value) != "clone" and
                     not has_out(value) and not isinstance(value.func, cst.Name)):
                 return False
         return True
@@ -221,7 +221,7 @@ class Reads:
             return False
         base = assign.targets[0].target.value
         reaching = self.flow.reaching(base) if isinstance(base, cst.Name) else None
-        if reaching is not None and isinstance(reaching.value, cst.Call) and is_fresh(reaching.value):
+        if reaching is not None and isinstance(reaching.value, cst.Call) and is_fresh(reaching.value, self.flow):
             return True  # the binding that reaches the assignment makes a new tensor
         scope = self.flow.function_scope(base) if isinstance(base, cst.Name) else None
         if scope is None or base.value not in scope.assignments:
@@ -229,7 +229,7 @@ class Reads:
         for assignment in bindings(scope, base.value, self.flow):
             statement = self.flow.parent(assignment.node)
             value = self.flow.parent(statement).value if isinstance(statement, cst.AssignTarget) else None
-            if assignment.scope is not scope or not isinstance(value, cst.Call) or not is_fresh(value):
+            if assignment.scope is not scope or not isinstance(value, cst.Call) or not is_fresh(value, self.flow):
                 return False  # a torch call that makes a tensor; arithmetic could be a list's `[None] * n`
         return True
 
@@ -252,7 +252,7 @@ class Reads:
         if isinstance(parent, cst.Attribute) and parent.value is node:
             holder = flow.parent(parent)
             if isinstance(holder, cst.Call) and holder.func is parent:
-                row = method_effect(holder)
+                row = method_effect(holder, flow)
                 if row is None or row.writes_receiver:
                     return False
                 if row.result != "alias":
@@ -308,7 +308,7 @@ class Reads:
                 if made is not None:
                     if self.fresh(made):
                         return True
-                    rebased = storage_root(made)
+                    rebased = storage_root(made, flow=flow)
                     return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
                         self.sole_before(name, small, made, depth - 1)
                 if not self.only_written_into(small, name):
@@ -356,7 +356,7 @@ class Reads:
                 if not self._writes_no_argument(node):
                     return False
                 continue
-            row = call_effect(node)
+            row = call_effect(node, self.flow)
             if has_out(node) or row is None or row.writes_receiver:
                 return False
         return True

@@ -91,9 +91,9 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
     if not isinstance(func, cst.Attribute):
         return False
     if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
-        row = function_effect(expr)
+        row = function_effect(expr, flow)
         return row is not None and row.result != "scalar"
-    row = method_effect(expr)  # a method: of a tensor, or one only tensors have
+    row = method_effect(expr, flow)  # a method: of a tensor, or one only tensors have
     return row is not None and row.result != "scalar" and (
         func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
 
