@@ -9,7 +9,7 @@ import libcst as cst
 from teeth.equivalence.aliasing import HELD, KERNEL, VIEW
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
-from teeth.equivalence.flow import assigned_value, bindings, uses
+from teeth.equivalence.flow import assigned_value, bindings, uses, walk
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.regions import disjoint
 from teeth.equivalence.tensors import is_tensor, masked_index
@@ -210,6 +210,8 @@ class DisjointViewsOfFreshLocal(Rule):
         "    first, others = y[..., 0, :], y[..., 1:, :]\n    return branch(first), others\n",
         "def f(a: Tensor, b: Tensor, gate):\n    s = a + b\n    s, last = s[:-1], s[-1]\n    gate(s)\n"
         "    return s, last\n",  # the name rebound to one of the views: the base's value is not used again
+        "def f(x: Tensor, w: Tensor, k, c):\n    y = x @ w\n    a, b = y[..., :k], y[..., k:]\n    b.mul_(2)\n"
+        "    y = torch.cat((a, b), -1)\n    if c:\n        y = y.sum(0)\n    return y.flatten()\n",  # rebound first
     )
     keeps = (
         "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k + 1], y[k:]\n    b.zero_()\n    return a\n",  # overlap
@@ -218,6 +220,11 @@ class DisjointViewsOfFreshLocal(Rule):
         "def f(x: Tensor, i, j):\n    y = x * 2\n    a, b = y[:i], y[j:]\n    b.zero_()\n    return a\n",  # j < i?
         "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k], y\n    b.zero_()\n    return a\n",  # the whole base
         "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k], y[k:]\n    y.zero_()\n    return a\n",  # written after
+        "def f(x: Tensor, w: Tensor, k):\n    y = x @ w\n    a, b = y[..., :k], y[..., k:]\n    b.mul_(2)\n"
+        "    y = torch.cat((a, y), -1)\n    return y\n",  # the rebinding reads the old value
+        "def f(x: Tensor, w: Tensor, k, n):\n    for i in range(n):\n        y = x @ w\n        if i:\n"
+        "            out = y\n        a, b = y[..., :k], y[..., k:]\n        b.mul_(2)\n        if i:\n"
+        "            continue\n        y = a\n    return out, a\n",  # used before the views, in the next round
         "def f(x: Tensor, k, n):\n    y = x * 2\n    out = []\n    for _ in range(n):\n        a, b = y[:k], y[k:]\n"
         "        out.append(a.add_(1))\n    return out\n",  # the same region again in the next iteration
         "def f(x: Tensor, k):\n    y = helper(x)\n    a, b = y[:k], y[k:]\n    b.zero_()\n    return a\n",  # not fresh
@@ -240,6 +247,7 @@ class DisjointViewsOfFreshLocal(Rule):
         if line not in body or bound_line not in body:
             return False  # sole_before asks the same: the base made fresh in the view's own block
         views = []
+        first, kill = body.index(bound_line), _killed_after(body, body.index(line), base.value)
         for use in uses(scope, base.value, flow):
             if use.node is base:
                 continue
@@ -249,17 +257,38 @@ class DisjointViewsOfFreshLocal(Rule):
                     return False
                 views.append(view)
                 continue
+            held = _line_in(flow, use.node, body)
+            if held is not None and first < body.index(held) < body.index(line):
+                continue  # between the binding and the views: sole_before judges it
+            if kill is not None and (held is None or body.index(held) >= kill or body.index(held) < first):
+                continue  # once the views are made, the name is rebound before any use
             seen = flow.reaching(use.node) if isinstance(use.node, cst.Name) else None
-            if seen is None:
-                return False  # maybe this value (a use in a loop's next iteration, on a branch)
-            if seen.statement is reached.statement and not \
-                    body.index(bound_line) < body.index(_line_in(flow, use.node, body)) < body.index(line):
-                return False  # this value, used after the views are made
+            if seen is None or seen.statement is reached.statement:
+                return False  # maybe this value, used after the views are made (a loop's next iteration, a branch)
         return ctx.reads.sole_before(base.value, statement, node, DEPTH, also=views)
 
 
 def _line_in(flow, node: cst.CSTNode, body: list):
-    """The statement of `body` that holds `node` (or `body`'s last one when none does: after every other)."""
+    """The statement of `body` that holds `node`, or None."""
     while node is not None and node not in body:
         node = flow.parent(node)
-    return node if node is not None else body[-1]
+    return node
+
+
+def _killed_after(body: list, index: int, name: str) -> int | None:
+    """The index of the statement after `body[index]` that rebinds `name` without reading it, when every statement
+    between is a simple one that neither names it nor leaves the block for its next round (`continue`, `break`):
+    whatever runs after `body[index]`, the old value is never seen again. None when there is no such statement."""
+    for position in range(index + 1, len(body)):
+        line = body[position]
+        if not isinstance(line, cst.SimpleStatementLine) or \
+                any(isinstance(small, (cst.Continue, cst.Break)) for small in line.body):
+            return None
+        named = any(isinstance(n, cst.Name) and n.value == name for n in walk(line))
+        if not named:
+            continue
+        small = line.body[0] if len(line.body) == 1 else None
+        value = assigned_value(small, name)
+        return position if value is not None and not any(
+            isinstance(n, cst.Name) and n.value == name for n in walk(value)) else None
+    return None
