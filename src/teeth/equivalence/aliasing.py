@@ -9,7 +9,7 @@ from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses
 from teeth.equivalence.reads import DEPTH
-from teeth.equivalence.tensors import is_tensor, masked_index
+from teeth.equivalence.tensors import is_tensor
 
 VIEW = ("view_to_copy",)
 # a module of the file held in an attribute of another: `self.scale = Scale()` in `__init__`, called in `forward`
@@ -96,6 +96,20 @@ class ViewOnlyRead(Rule):
         "    return x\n",  # on one path the write reaches the view
         "def f(x, n, b):\n    out = [None] * b\n    for i in range(b):\n        out[i] = x[i, :n]\n    return out\n",  # a list
         "def sum(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return sum(x[:n]).item()\n",  # not torch's
+    )
+
+    # an index by an integer tensor of one or more dimensions copies: the view is only read by it
+    suppresses += (
+        "def f(x: Tensor, n, k):\n    rows = x.expand(n, k)\n    pick = torch.randint(0, k, (n,))\n"
+        "    return rows[torch.arange(n), pick]\n",
+        "def f(x: Tensor, n):\n    rows = x.unsqueeze(0)\n    idx = (x > 0).nonzero().flatten()\n    return rows[:, idx]\n",
+    )
+    keeps += (  # a 0-dim integer tensor selects: a view that escapes
+        "def f(x: Tensor, n, k):\n    rows = x.expand(n, k)\n    pick = torch.randint(0, k, ())\n"
+        "    return rows[pick]\n",
+        "def f(x: Tensor, n, k, shape):\n    rows = x.expand(n, k)\n    pick = torch.ones(shape, dtype=torch.long)\n"
+        "    return rows[pick]\n",  # `shape` may be (): 0-dim
+        "def f(x: Tensor, n, idx: Tensor):\n    rows = x.expand(n, 4)\n    return rows[idx]\n",
     )
 
     # a callee held in an attribute: `self.NAME = Cls(...)` in `__init__`, the attribute's only binding (callees.py)

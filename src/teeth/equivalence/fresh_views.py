@@ -12,7 +12,7 @@ from teeth.equivalence.effects import storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses, walk
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.regions import disjoint
-from teeth.equivalence.tensors import is_tensor, masked_index
+from teeth.equivalence.tensors import copying_index, is_tensor
 
 
 @rule
@@ -80,7 +80,12 @@ class ViewOfFresh(Rule):
         "def f(x: Tensor, m: Tensor, n):\n    keep = m.isfinite() & (m > 0)\n    return x[keep].view(n, -1)\n",
         "def f(p: Tensor, n):\n    return p[~torch.eye(n).bool()].view(n, n - 1)\n",
     )
+    suppresses += (  # an index by an integer tensor of one or more dimensions is a copy too
+        "def f(x: Tensor, n):\n    return x[torch.arange(n)].view(-1)\n",
+        "def f(x: Tensor, n, k):\n    rows = torch.randint(0, n, (k,))\n    return x[rows, :2].t()\n",
+    )
     keeps += (
+        "def f(x: Tensor):\n    return x[torch.tensor(0)].view(-1)\n",  # a 0-dim index selects: a view of x
         "def f(x: Tensor, i: Tensor):\n    return x[i].view(-1)\n",  # maybe an integer index: a 0-dim one selects
         "def f(x: Tensor, m: Tensor):\n    return x[(m > 0).long()].view(-1)\n",  # integers made from a mask
         "def f(x: Tensor, m: Tensor):\n    return x[~m].view(-1)\n",  # `~` of an integer tensor: integers
@@ -96,8 +101,9 @@ class ViewOfFresh(Rule):
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        root = storage_root(mutant.node, lambda e: masked_index(e, ctx.flow), ctx.flow)
-        return root is not mutant.node and is_tensor(mutant.node, ctx.flow) and ctx.reads.fresh(root)
+        root = storage_root(mutant.node, lambda e: copying_index(e, ctx.flow), ctx.flow)
+        return (root is not mutant.node or copying_index(root, ctx.flow)) and is_tensor(mutant.node, ctx.flow) and \
+            ctx.reads.fresh(root)  # a view of a new tensor, or an index that is a copy itself
 
 
 @rule

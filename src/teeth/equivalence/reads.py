@@ -10,7 +10,7 @@ from libcst.metadata import ComprehensionScope, FunctionScope
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
     is_fresh, method_effect, storage_root
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses
-from teeth.equivalence.tensors import masked_index
+from teeth.equivalence.tensors import copying_index
 
 DEPTH = 12  # how many bindings a value is followed through
 
@@ -41,7 +41,7 @@ class Reads:
         """Is `expr` a new tensor nothing else holds: a torch call that makes one, or a call of a function of the
         package whose every return does?"""
         if not self._own_function(expr):
-            return is_fresh(expr, self.flow) or masked_index(expr, self.flow)
+            return is_fresh(expr, self.flow) or copying_index(expr, self.flow)
         effects = self.callees.effects(self.flow, expr)
         return effects is not None and effects.fresh and not has_out(expr)
 
@@ -103,6 +103,8 @@ class Reads:
         if isinstance(parent, cst.Subscript) and parent.value is node:
             if flow.assigned_to(parent) is not None:
                 return False  # `rows[0] = v`
+            if copying_index(parent, flow):
+                return True  # `rows[idx]`, `rows[mask]`: a new tensor
             return self.only_read(parent, seen, depth - 1, bind)  # indexing: a view, or a copy
         if isinstance(parent, cst.Arg):
             call = flow.parent(parent)

@@ -205,3 +205,81 @@ def masked_index(expr: cst.BaseExpression, flow: Flow) -> bool:
     """`x[mask]` with one index, a boolean tensor: a tensor (or a list) indexed by a mask is always a new tensor, a
     copy of the rows it selects (an integer tensor's index is not: a 0-dim one selects, a view)."""
     return isinstance(expr, cst.Subscript) and _single_index(expr) and is_mask(expr.slice[0].slice.value, flow)
+
+
+# Torch functions whose result has at least one dimension whatever their arguments (nonzero: two, unless as_tuple=),
+# and those shaped by a size argument: its first positional one (randint: its last), or `size=`.
+_ONE_D = frozenset("arange randperm linspace logspace".split())
+_SIZED = frozenset("zeros ones empty rand randn full randint".split())
+# Methods whose result has at least one dimension: always (unsqueeze, flatten), or when given a shape of at least one
+# dimension (view, reshape, expand, repeat).
+_RANKED_METHODS = frozenset("unsqueeze flatten".split())
+_SHAPED_METHODS = frozenset("view reshape expand repeat".split())
+
+
+def _shape_of_one_or_more(args) -> bool:
+    """Arguments that make a shape of at least one dimension: two or more sizes, one integer literal, or one tuple or
+    list literal holding at least one size (a name might hold `()`, a 0-dim shape)."""
+    if any(a.star or a.keyword is not None for a in args):
+        return False
+    if len(args) >= 2:
+        return True
+    if len(args) != 1:
+        return False
+    value = args[0].value
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return bool(value.elements) and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+    return isinstance(value, cst.Integer) or (isinstance(value, cst.UnaryOperation) and
+                                              isinstance(value.expression, cst.Integer))
+
+
+def _no_tuple(call: cst.Call) -> bool:
+    return not any(a.keyword is not None and a.keyword.value == "as_tuple" for a in call.args)
+
+
+def at_least_1d(expr: cst.BaseExpression, flow: Flow, depth: int = 0) -> bool:
+    """Is `expr` a tensor of at least one dimension on every path: `torch.arange(n)`, `x.nonzero()`, a factory given
+    a shape of one or more dimensions (`torch.randint(0, n, (k,))`, `torch.zeros(b, n)`), `.unsqueeze(d)`,
+    `.flatten()`, `.view(-1)`, arithmetic with one of them, or a name whose reaching binding is one?"""
+    if depth > _DEPTH:
+        return False
+    deeper = depth + 1
+    if isinstance(expr, cst.Name):
+        reaching = flow.reaching(expr)
+        return reaching is not None and reaching.value is not None and at_least_1d(reaching.value, flow, deeper)
+    if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+        return at_least_1d(expr.left, flow, deeper) or at_least_1d(expr.right, flow, deeper)
+    if not isinstance(expr, cst.Call) or flow.foreign(expr):
+        return False
+    func = expr.func
+    positional = [a for a in expr.args if a.keyword is None]
+    if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and dotted(func.value) in FUNCTION_MODULES):
+        name = func.value if isinstance(func, cst.Name) else func.attr.value
+        if name in _ONE_D or (name == "nonzero" and _no_tuple(expr)):
+            return True
+        if name not in _SIZED:
+            return False
+        sized = [a for a in expr.args if a.keyword is not None and a.keyword.value == "size"]
+        if sized:
+            return _shape_of_one_or_more([sized[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)])
+        if name == "randint":
+            return bool(positional) and _shape_of_one_or_more(positional[-1:])
+        if name == "full":
+            return bool(positional) and _shape_of_one_or_more(positional[:1])
+        return _shape_of_one_or_more(positional)
+    if not isinstance(func, cst.Attribute) or not is_tensor(func.value, flow):
+        return False
+    method = func.attr.value
+    if method in _RANKED_METHODS or (method == "nonzero" and _no_tuple(expr)):
+        return True
+    return method in _SHAPED_METHODS and _shape_of_one_or_more(list(expr.args))
+
+
+def copying_index(expr: cst.BaseExpression, flow: Flow) -> bool:
+    """An index of a tensor that always makes a new tensor: by a mask (`masked_index`), or with an integer tensor of at
+    least one dimension among its indices (`x[idx]`, `x[rows, cols]`, `x[:, idx]`: advanced indexing copies, where a
+    0-dim integer tensor would select, a view)."""
+    if masked_index(expr, flow):
+        return True
+    return isinstance(expr, cst.Subscript) and is_tensor(expr.value, flow) and any(
+        isinstance(e.slice, cst.Index) and at_least_1d(e.slice.value, flow) for e in expr.slice)
