@@ -98,6 +98,16 @@ class ViewOnlyRead(Rule):
         "def sum(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return sum(x[:n]).item()\n",  # not torch's
     )
 
+    # a torch function told to write its input in place (its `inplace` parameter, read from its signature)
+    suppresses += (
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    return F.relu(rows, inplace=False).sum() + F.silu(rows).sum()\n",
+    )
+    keeps += (
+        "def f(x: Tensor, n, flag):\n    rows = x[:n]\n    y = F.silu(rows, inplace=flag)\n    return y.sum()\n",
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    return F.relu(rows, True).sum()\n",  # by position
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    return F.dropout(rows, 0.1, False, True).sum()\n",
+    )
+
     # an index by an integer tensor of one or more dimensions copies: the view is only read by it
     suppresses += (
         "def f(x: Tensor, n, k):\n    rows = x.expand(n, k)\n    pick = torch.randint(0, k, (n,))\n"

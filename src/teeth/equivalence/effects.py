@@ -11,6 +11,8 @@ it may write any argument and return any of them.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass
 
 import libcst as cst
@@ -113,13 +115,50 @@ def has_out(call: cst.Call) -> bool:
     return any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args)
 
 
+@functools.lru_cache(maxsize=None)
+def _inplace_position(name: str) -> tuple[bool, int | None]:
+    """(does torch's `NAME` take an `inplace` parameter, its position when it can be passed positionally): read from
+    the signatures of `torch.nn.functional.NAME` and `torch.NAME` (`F.relu(input, inplace=False)`,
+    `F.dropout(input, p, training, inplace)`)."""
+    try:
+        import torch
+        import torch.nn.functional as functional
+    except ImportError:
+        return False, None
+    for owner in (functional, torch):
+        function = getattr(owner, name, None)
+        try:
+            parameters = list(inspect.signature(function).parameters.values()) if callable(function) else []
+        except (TypeError, ValueError):
+            continue  # a builtin without a signature
+        for position, parameter in enumerate(parameters):
+            if parameter.name == "inplace":
+                positional = parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+                return True, position if positional else None
+    return False, None
+
+
+def in_place_asked(call: cst.Call, name: str) -> bool:
+    """Is the torch function `name` maybe told to write its input in place here: its `inplace` parameter given, by
+    keyword or by position, anything but the literal `False`?"""
+    takes, position = _inplace_position(name)
+    if not takes:
+        return False
+    for index, arg in enumerate(call.args):
+        given = arg.keyword.value == "inplace" if arg.keyword is not None else \
+            arg.star != "" or (position is not None and index == position)
+        if given and not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
+            return True
+    return False
+
+
 def function_effect(call: cst.Call, flow=None) -> Effect | None:
     """The row of a function call (`torch.cat(...)`), or None: not a function, or an unknown one. A `torch.X` the
     table lacks is read from torch's schema of aten::X (`schemas.py`). Given the file's `flow`, a callee bound to
     anything but torch's has no row."""
     name = function_name(call, flow)
-    if name is None:
-        return None
+    if name is None or in_place_asked(call, name):
+        return None  # not a function of torch, or told to write its input (`F.relu(x, inplace=True)`)
     row = FUNCTIONS.get(name)
     if row is None and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "torch":
         row = _from_schema(name, method=False)
