@@ -98,6 +98,13 @@ class ViewOnlyRead(Rule):
         "def sum(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return sum(x[:n]).item()\n",  # not torch's
     )
 
+    suppresses += (  # an einsum of two tensors makes a new one
+        "def f(x: Tensor, w: Tensor, n):\n    rows = x[:n]\n    return torch.einsum('ij,jk->ik', rows, w)\n",
+    )
+    keeps += (  # an einsum of one tensor is a view of it (a permutation, a diagonal), returned
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    return torch.einsum('ij->ji', rows)\n",
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    return torch.einsum('ii->i', [rows])\n",
+    )
     # a torch function told to write its input in place (its `inplace` parameter, read from its signature)
     suppresses += (
         "def f(x: Tensor, n):\n    rows = x[:n]\n    return F.relu(rows, inplace=False).sum() + F.silu(rows).sum()\n",

@@ -152,6 +152,17 @@ def in_place_asked(call: cst.Call, name: str) -> bool:
     return False
 
 
+def _operands(call: cst.Call) -> int:
+    """How many tensors an einsum is given after its equation (a list of them counts each; 0 when not told)."""
+    rest = list(call.args[1:])
+    if any(a.star or a.keyword is not None for a in rest):
+        return 0
+    if len(rest) == 1 and isinstance(rest[0].value, (cst.List, cst.Tuple)):
+        elements = rest[0].value.elements
+        return 0 if any(isinstance(e, cst.StarredElement) for e in elements) else len(elements)
+    return len(rest)
+
+
 def function_effect(call: cst.Call, flow=None) -> Effect | None:
     """The row of a function call (`torch.cat(...)`), or None: not a function, or an unknown one. A `torch.X` the
     table lacks is read from torch's schema of aten::X (`schemas.py`). Given the file's `flow`, a callee bound to
@@ -159,6 +170,8 @@ def function_effect(call: cst.Call, flow=None) -> Effect | None:
     name = function_name(call, flow)
     if name is None or in_place_asked(call, name):
         return None  # not a function of torch, or told to write its input (`F.relu(x, inplace=True)`)
+    if name == "einsum" and _operands(call) < 2:
+        return None  # one operand's einsum is a permutation or a diagonal of it: a view (`einsum('ij->ji', x)`)
     row = FUNCTIONS.get(name)
     if row is None and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "torch":
         row = _from_schema(name, method=False)

@@ -1,0 +1,51 @@
+"""The effects table against torch itself: a call the table calls new never shares storage with its inputs, and a
+function told to write its input in place has no row."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+import torch
+import torch.nn.functional as F
+
+from teeth.equivalence.effects import FUNCTIONS, call_effect
+
+CALLS = (  # one call per row that makes a new tensor, with arguments where one could hand its input back
+    "torch.einsum('ij->ji', x)", "torch.einsum('ii->i', [s])", "torch.einsum('ij,jk->ik', x, y)",
+    "torch.cat([x])", "torch.stack([x])", "torch.hstack([x])", "torch.concat([x])", "torch.clone(x)",
+    "torch.sum(x, ())", "torch.mean(x, ())", "torch.amax(x, ())", "torch.flip(x, (0,))", "torch.add(x, 0)",
+    "torch.mul(x, 1)", "torch.div(x, 1)", "torch.pow(x, 1)", "torch.clamp(x, min=-1e9)", "torch.where(x > 0, x, x)",
+    "torch.repeat_interleave(x, 1, 0)", "torch.matmul(x, y)", "torch.index_select(x, 0, torch.arange(3))",
+    "F.pad(x, (0, 0))", "F.interpolate(x[None], size=4)", "F.linear(x, y.t())", "F.softmax(x, -1)", "F.relu(x)",
+    "F.dropout(x, 0.0, False)", "torch.cumsum(x, 0)", "torch.maximum(x, x)", "torch.diff(x, n=0)",
+)
+
+
+def _shares(result, *inputs) -> bool:
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    pointers = {t.untyped_storage().data_ptr() for t in inputs}
+    return any(isinstance(r, torch.Tensor) and r.untyped_storage().data_ptr() in pointers for r in results)
+
+
+@pytest.mark.parametrize("code", CALLS)
+def test_a_call_the_table_calls_new_shares_no_storage_with_its_inputs(code):
+    x, y, s = torch.randn(3, 4), torch.randn(4, 4), torch.randn(3, 3)
+    row = call_effect(cst.parse_expression(code))
+    result = eval(code, {"torch": torch, "F": F, "x": x, "y": y, "s": s})
+    if row is not None and row.result == "fresh":
+        assert not _shares(result, x, y, s), code
+
+
+def test_an_einsum_of_one_tensor_is_no_new_tensor_but_of_two_is():
+    assert FUNCTIONS["einsum"].result == "fresh"
+    assert call_effect(cst.parse_expression("torch.einsum('ij->ji', x)")) is None
+    assert call_effect(cst.parse_expression("torch.einsum('ij,jk->ik', x, y)")).result == "fresh"
+
+
+@pytest.mark.parametrize(("code", "row"), [
+    ("F.relu(x)", True), ("F.relu(x, inplace=False)", True), ("F.relu(x, inplace=True)", False),
+    ("F.relu(x, True)", False), ("F.silu(x, inplace=flag)", False), ("F.dropout(x, 0.1, True, True)", False),
+    ("F.dropout(x, 0.1, True)", True), ("F.elu(x, 1.0, True)", False), ("F.gelu(x)", True),
+])
+def test_a_function_told_to_write_its_input_in_place_has_no_row(code, row):
+    assert (call_effect(cst.parse_expression(code)) is not None) is row, code
