@@ -85,6 +85,9 @@ ATTRIBUTES: dict[str, Effect] = {
     **_rows(ALIAS, "T mT H mH real imag data"),
 }
 
+# Python builtins named like torch functions that hand back one of their arguments (`max(a, b)` is `a` or `b`): a bare
+# call of one is no torch call.
+PYTHON_PICKS = frozenset({"max", "min"})
 FUNCTION_MODULES = ("torch", "F", "torch.nn.functional", "nn.functional")
 
 
@@ -170,6 +173,8 @@ def function_effect(call: cst.Call, flow=None) -> Effect | None:
     name = function_name(call, flow)
     if name is None or in_place_asked(call, name):
         return None  # not a function of torch, or told to write its input (`F.relu(x, inplace=True)`)
+    if isinstance(call.func, cst.Name) and name in PYTHON_PICKS:
+        return None  # Python's max(a, b) returns one of its arguments itself
     if name == "einsum" and _operands(call) < 2:
         return None  # one operand's einsum is a permutation or a diagonal of it: a view (`einsum('ij->ji', x)`)
     row = FUNCTIONS.get(name)
