@@ -16,6 +16,10 @@ VIEW = ("view_to_copy",)
 HELD = ("class Scale(nn.Module):\n    def forward(self, t):\n        {forward}\n\n\n"
         "class Net(nn.Module):\n    def __init__(self, scale=None):\n        super().__init__()\n"
         "        {init}\n\n")
+# a module of torch held in an attribute, called in a method with a view of its argument
+TORCH_HELD = ("import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self, d):\n"
+              "        super().__init__()\n        self.held = {module}\n\n    def run(self, x: torch.Tensor, n):\n"
+              "        rows = x[:n]\n")
 # a kernel of the file that stores only into y_ptr: x_ptr and c_ptr are only read
 KERNEL = ("@triton.jit\ndef k(x_ptr, c_ptr, y_ptr, n):\n    i = tl.arange(0, 4)\n    v = tl.load(x_ptr + i) * tl.load(c_ptr + i)\n"
           "    tl.store(y_ptr + i, v)\n\n")
@@ -130,6 +134,18 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor, n, k, shape):\n    rows = x.expand(n, k)\n    pick = torch.ones(shape, dtype=torch.long)\n"
         "    return rows[pick]\n",  # `shape` may be (): 0-dim
         "def f(x: Tensor, n, idx: Tensor):\n    rows = x.expand(n, 4)\n    return rows[idx]\n",
+    )
+
+    # a module class of torch held in an attribute: its own forward, read from torch's source (callees.py)
+    suppresses += (
+        TORCH_HELD.format(module="nn.Linear(d, d)") + "        return self.held(rows)\n",
+        TORCH_HELD.format(module="nn.GELU()") + "        return self.held(rows).sum()\n",
+    )
+    keeps += (
+        TORCH_HELD.format(module="nn.Dropout(0.1)") + "        return self.held(rows).sum()\n",  # maybe in place
+        TORCH_HELD.format(module="nn.Identity()") + "        return self.held(rows)\n",  # hands its input back
+        TORCH_HELD.replace("from torch import nn", "import mylib as nn").format(module="nn.Linear(d, d)") +
+        "        return self.held(rows)\n",  # another module's class, named like torch's
     )
 
     # a callee held in an attribute: `self.NAME = Cls(...)` in `__init__`, the attribute's only binding (callees.py)

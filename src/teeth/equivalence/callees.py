@@ -11,6 +11,7 @@ functions, methods, `*args` and anything not resolved statically are unknown cal
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,7 +92,12 @@ class Callees:
             return None
         method, cls = owner
         made = _made_once_in_init(flow, cls, func.attr.value)
-        if made is None or not isinstance(made.func, cst.Name):
+        if made is None:
+            return None
+        torch_class = self._torch_module(flow, made.func)
+        if torch_class is not None:
+            return torch_class
+        if not isinstance(made.func, cst.Name):
             return None
         module = self.flows.get(id(flow))
         scope = flow.scopes.get(made.func)
@@ -105,6 +111,24 @@ class Callees:
         klass, reads = resolved
         called = _call_method(klass)
         return (called, reads) if called is not None else None
+
+    def _torch_module(self, flow: Flow, func: cst.BaseExpression) -> tuple[cst.FunctionDef, Reads] | None:
+        """`Cls` of `self.NAME = Cls(...)` when the file binds it to a module class of torch (`nn.Linear`,
+        `torch.nn.GELU`, `from torch.nn import Linear`): that class's own `forward`, read from torch's source file like
+        a function of the package (`F.linear(input, self.weight, self.bias)`: reads its input, returns a new tensor).
+        A class without its own `forward` there, or whose file cannot be read, is unknown."""
+        qualified = flow.qualified(func)
+        if qualified is None or not qualified.startswith("torch."):
+            return None
+        klass = _torch_class(qualified)
+        path = _source_file(klass) if klass is not None else None
+        if path is None or self._load(path) is None:
+            return None
+        found = self._top_level(path, klass.__name__, HOPS, want=cst.ClassDef)
+        if found is None:
+            return None
+        called = _call_method(found[0])
+        return (called, found[1]) if called is not None and called.name.value == "forward" else None
 
     def _definition(self, module: Path, node: cst.CSTNode, name: str, hops: int, want=cst.FunctionDef):
         loaded = self._modules.get(module)
@@ -167,13 +191,10 @@ class Callees:
     def _load(self, path: Path):
         if path not in self._modules:
             self._modules[path] = None
-            try:
-                text = path.read_bytes()
-                wrapper = MetadataWrapper(cst.parse_module(text))
-            except (OSError, cst.ParserSyntaxError, UnicodeDecodeError, RecursionError):
+            parsed = _parse(path) if self.root is None or self.root not in path.parents else _parse.__wrapped__(path)
+            if parsed is None:
                 return None
-            self.files[str(path)] = hashlib.sha256(text).hexdigest()
-            flow = Flow(wrapper)
+            flow, self.files[str(path)] = parsed
             reads = Reads(flow, self)
             self._modules[path] = (flow, reads)
             self.flows[id(flow)] = path
@@ -304,6 +325,48 @@ def _call_method(klass: cst.ClassDef) -> cst.FunctionDef | None:
     if method is None or method.decorators or method.asynchronous is not None:
         return None
     return method
+
+
+@functools.lru_cache(maxsize=64)
+def _parse(path: Path) -> tuple[Flow, str] | None:
+    """A file's analysis and digest. Files outside the target's package (torch's own modules) are parsed once per
+    process, shared by every discovery that reads them; the package's own are parsed afresh (`__wrapped__`)."""
+    try:
+        text = path.read_bytes()
+        wrapper = MetadataWrapper(cst.parse_module(text))
+    except (OSError, cst.ParserSyntaxError, UnicodeDecodeError, RecursionError):
+        return None
+    return Flow(wrapper), hashlib.sha256(text).hexdigest()
+
+
+def _torch_class(qualified: str):
+    """The class torch names `qualified` (`torch.nn.Linear`) when it is a module class (`nn.Module`), else None."""
+    import importlib
+
+    try:
+        import torch
+    except ImportError:
+        return None
+    parts = qualified.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            found = getattr(found, part, None)
+        return found if isinstance(found, type) and issubclass(found, torch.nn.Module) else None
+    return None
+
+
+def _source_file(klass: type) -> Path | None:
+    import inspect
+
+    try:
+        found = inspect.getsourcefile(klass)
+    except (TypeError, OSError):
+        return None
+    return Path(found).resolve() if found else None
 
 
 def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:

@@ -282,6 +282,35 @@ class Flow:
             return True  # bound here: a def, a class, an assignment, a parameter
         return any(not _torch_module(_imported_module(a.node, head.value)) for a in imported)
 
+    def qualified(self, expr: cst.BaseExpression) -> str | None:
+        """The dotted name an imported name or attribute chain stands for, by the import that binds its head:
+        `torch.nn.Linear` for `nn.Linear` after `from torch import nn` or `import torch.nn as nn`, and for `Linear`
+        after `from torch.nn import Linear`; None when the head is not bound by exactly one import."""
+        head, rest = expr, []
+        while isinstance(head, cst.Attribute):
+            rest.insert(0, head.attr.value)
+            head = head.value
+        if not isinstance(head, cst.Name):
+            return None
+        scope: Scope | None = self.scopes.get(head)
+        found = list(scope[head.value]) if scope is not None else []
+        if len(found) != 1 or not isinstance(found[0], ImportAssignment):
+            return None
+        statement, name = found[0].node, head.value
+        if isinstance(statement, cst.ImportFrom):
+            module = _imported_module(statement, name)
+            alias = next((a for a in statement.names if isinstance(a, cst.ImportAlias) and
+                          (a.asname.name.value if a.asname else _dotted(a.name)) == name), None) \
+                if not isinstance(statement.names, cst.ImportStar) else None
+            if not module or alias is None:
+                return None
+            base = f"{module}.{_dotted(alias.name)}"
+        else:
+            base = _imported_module(statement, name)
+            if not base:
+                return None
+        return ".".join([base, *rest])
+
     # -- kernels -------------------------------------------------------------------------------------------------
 
     def kernel(self, name: cst.BaseExpression) -> cst.FunctionDef | None:

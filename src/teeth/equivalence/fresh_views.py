@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.equivalence.aliasing import HELD, KERNEL, VIEW
+from teeth.equivalence.aliasing import HELD, KERNEL, TORCH_HELD, VIEW
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses, walk
@@ -62,6 +62,10 @@ class ViewOfFresh(Rule):
     suppresses += (  # a held module whose forward always makes a new tensor
         HELD.format(forward="return t * 2", init="self.scale = Scale()") +
         "    def forward(self, x):\n        return self.scale(x).view(-1)\n",
+    )
+    suppresses += (  # a module class of torch whose forward makes a new tensor
+        TORCH_HELD.format(module="nn.Linear(d, d)").replace("        rows = x[:n]\n", "") +
+        "        return self.held(x).view(-1)\n",
     )
     keeps += (
         HELD.format(forward="return t", init="self.scale = Scale()") +  # it hands its argument back
