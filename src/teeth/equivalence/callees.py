@@ -1,7 +1,7 @@
 """A called function's own effects, from its body: which arguments it only reads, which only reach its result, and
 whether its result is a new tensor nothing else holds.
 
-The callee is a plain function of the target's package: defined at the top of the mutated file, or of another file
+The callee is a plain function of the target's package (or a method of an instance held in an attribute, `held.py`): defined at the top of the mutated file, or of another file
 of the same package reached through `from ... import` (relative or absolute, re-exports followed). Its effects are
 derived with the same analysis the rules use on the mutated function (`Reads`), so a callee that hands a parameter to
 an unknown function, stores it, writes it in place or lets a closure capture it does not only read it. Decorated
@@ -20,7 +20,9 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from teeth.equivalence.effects import storage_root
-from teeth.equivalence.flow import Flow
+from teeth.equivalence.flow import Flow, dotted_name
+from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, made_once_in_init, method_of, source_file, \
+    torch_class
 from teeth.equivalence.reads import DEPTH, Reads
 
 HOPS = 6  # re-exports followed from an import to the definition
@@ -87,11 +89,11 @@ class Callees:
         func = call.func
         if not isinstance(func.value, cst.Name):
             return None
-        owner = _method_of(flow, call, func.value.value)
+        owner = method_of(flow, call, func.value.value)
         if owner is None:
             return None
         method, cls = owner
-        made = _made_once_in_init(flow, cls, func.attr.value)
+        made = made_once_in_init(flow, cls, func.attr.value)
         if made is None:
             return None
         torch_class = self._torch_module(flow, made.func)
@@ -109,7 +111,7 @@ class Callees:
         if resolved is None:
             return None
         klass, reads = resolved
-        called = _call_method(klass)
+        called = call_method(klass)
         return (called, reads) if called is not None else None
 
     def _torch_module(self, flow: Flow, func: cst.BaseExpression) -> tuple[cst.FunctionDef, Reads] | None:
@@ -120,14 +122,14 @@ class Callees:
         qualified = flow.qualified(func)
         if qualified is None or not qualified.startswith("torch."):
             return None
-        klass = _torch_class(qualified)
-        path = _source_file(klass) if klass is not None else None
+        klass = torch_class(qualified)
+        path = source_file(klass) if klass is not None else None
         if path is None or self._load(path) is None:
             return None
         found = self._top_level(path, klass.__name__, HOPS, want=cst.ClassDef)
         if found is None:
             return None
-        called = _call_method(found[0])
+        called = call_method(found[0])
         return (called, found[1]) if called is not None and called.name.value == "forward" else None
 
     def _definition(self, module: Path, node: cst.CSTNode, name: str, hops: int, want=cst.FunctionDef):
@@ -145,23 +147,23 @@ class Callees:
             return node, reads
         if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
             alias = next((a for a in node.names if (a.asname.name.value if a.asname else
-                                                    _dotted(a.name)) == name), None)
+                                                    dotted_name(a.name)) == name), None)
             if alias is None:
                 return None
             target = self._module_file(module, node)
             if target is None or self._load(target) is None:
                 return None
-            return self._top_level(target, _dotted(alias.name), hops - 1, want)
+            return self._top_level(target, dotted_name(alias.name), hops - 1, want)
         return None
 
     def _top_level(self, module: Path, name: str, hops: int, want=cst.FunctionDef):
         flow, _ = self._modules[module]
-        bound = [s for s in flow.module.body if _binds_at_top(s, name)]
+        bound = [s for s in flow.module.body if binds_at_top(s, name)]
         if len(bound) != 1:
             return None  # not defined here, or defined twice (a try/except import, a redefinition)
         statement = bound[0]
         if isinstance(statement, cst.SimpleStatementLine):
-            smalls = [s for s in statement.body if _binds_anywhere(s, name)]
+            smalls = [s for s in statement.body if binds_anywhere(s, name)]
             node = smalls[0] if len(smalls) == 1 else None
         else:
             node = statement  # a function or a class; anything else (a compound statement) is neither
@@ -170,7 +172,7 @@ class Callees:
     def _module_file(self, module: Path, node: cst.ImportFrom) -> Path | None:
         if self.root is None:
             return None
-        dotted = _dotted(node.module) if node.module is not None else ""
+        dotted = dotted_name(node.module) if node.module is not None else ""
         if node.relative:
             folder = module.parent
             for _ in range(len(node.relative) - 1):
@@ -244,89 +246,6 @@ class Callees:
         return effects.params[len(before)] if len(before) < len(effects.params) else None
 
 
-_MODULE_BASES = ("nn.Module", "torch.nn.Module", "Module")
-
-
-def _method_of(flow: Flow, node: cst.CSTNode, instance: str):
-    """(method, class) when `node` is in a method (a function right in a class's body, undecorated) whose first
-    parameter is `instance` and never rebound; None otherwise."""
-    method = flow.parent(node)
-    while method is not None and not isinstance(method, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-        method = flow.parent(method)
-    if not isinstance(method, cst.FunctionDef) or method.decorators:
-        return None
-    block = flow.parent(method)
-    cls = flow.parent(block) if isinstance(block, cst.IndentedBlock) else None
-    params = (*method.params.posonly_params, *method.params.params)
-    if not isinstance(cls, cst.ClassDef) or not params or params[0].name.value != instance:
-        return None
-    scope = flow.scopes.get(params[0].name)
-    if scope is None or len(list(scope.assignments[instance])) != 1:
-        return None  # `self` rebound in the method
-    return method, cls
-
-
-def _made_once_in_init(flow: Flow, cls: cst.ClassDef, name: str) -> cst.Call | None:
-    """`Cls(...)` when `self.NAME = Cls(...)` in the class's `__init__` (its first parameter `self`, at the top of
-    its body) is the only store into that attribute anywhere in the class, the class has no member `NAME` and no
-    `setattr`/`__setattr__`; None otherwise."""
-    from teeth.equivalence.flow import walk
-
-    body = cls.body.body
-    if any(_binds_at_top(s, name) for s in body) or \
-            any(isinstance(s, cst.FunctionDef) and s.name.value == "__setattr__" for s in body):
-        return None
-    init = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
-    if len(init) != 1 or init[0].decorators:
-        return None
-    params = (*init[0].params.posonly_params, *init[0].params.params)
-    if not params:
-        return None
-    this = params[0].name.value
-    made = []
-    for node in walk(cls):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
-            return None
-        targets = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-            targets = [node.target]
-        elif isinstance(node, cst.Del):
-            targets = [node.target]
-        for target in targets:
-            for n in walk(target):
-                if isinstance(n, cst.Attribute) and n.attr.value == name:
-                    made.append((node, n))
-    if len(made) != 1:
-        return None
-    statement, target = made[0]
-    line = flow.parent(statement)
-    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1 or \
-            statement.targets[0].target is not target or not isinstance(target.value, cst.Name) or \
-            target.value.value != this or not isinstance(statement.value, cst.Call) or \
-            not isinstance(line, cst.SimpleStatementLine) or flow.parent(flow.parent(line)) is not init[0]:
-        return None  # not `self.NAME = Cls(...)` at the top of `__init__`'s body (a branch may skip it)
-    return statement.value
-
-
-def _call_method(klass: cst.ClassDef) -> cst.FunctionDef | None:
-    """What calling an instance of `klass` runs: its own `forward` when it derives from `nn.Module` alone (no
-    `__call__` of its own), its own `__call__` when it derives from nothing; undecorated, not async."""
-    bases = [_dotted(b.value) for b in klass.bases]
-    if klass.keywords or any(not b for b in bases):
-        return None
-    members = {s.name.value: s for s in klass.body.body if isinstance(s, cst.FunctionDef)}
-    if "__call__" in members:
-        wanted = "__call__" if not bases or bases == ["object"] else None
-    else:
-        wanted = "forward" if len(bases) == 1 and bases[0] in _MODULE_BASES else None
-    method = members.get(wanted) if wanted else None
-    if method is None or method.decorators or method.asynchronous is not None:
-        return None
-    return method
-
-
 @functools.lru_cache(maxsize=64)
 def _parse(path: Path) -> tuple[Flow, str] | None:
     """A file's analysis and digest. Files outside the target's package (torch's own modules) are parsed once per
@@ -337,36 +256,6 @@ def _parse(path: Path) -> tuple[Flow, str] | None:
     except (OSError, cst.ParserSyntaxError, UnicodeDecodeError, RecursionError):
         return None
     return Flow(wrapper), hashlib.sha256(text).hexdigest()
-
-
-def _torch_class(qualified: str):
-    """The class torch names `qualified` (`torch.nn.Linear`) when it is a module class (`nn.Module`), else None."""
-    import importlib
-
-    try:
-        import torch
-    except ImportError:
-        return None
-    parts = qualified.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            found = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for part in parts[cut:]:
-            found = getattr(found, part, None)
-        return found if isinstance(found, type) and issubclass(found, torch.nn.Module) else None
-    return None
-
-
-def _source_file(klass: type) -> Path | None:
-    import inspect
-
-    try:
-        found = inspect.getsourcefile(klass)
-    except (TypeError, OSError):
-        return None
-    return Path(found).resolve() if found else None
 
 
 def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
@@ -404,39 +293,6 @@ def _own(node: cst.CSTNode):
             continue
         yield child
         yield from _own(child)
-
-
-def _binds_at_top(statement: cst.CSTNode, name: str) -> bool:
-    if isinstance(statement, cst.FunctionDef):
-        return statement.name.value == name
-    if isinstance(statement, (cst.ClassDef,)):
-        return statement.name.value == name
-    if isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
-        return any(_binds_anywhere(n, name) for n in [statement])
-    if isinstance(statement, cst.SimpleStatementLine):
-        return any(_binds_anywhere(small, name) for small in statement.body)
-    return False
-
-
-def _binds_anywhere(node: cst.CSTNode, name: str) -> bool:
-    from teeth.equivalence.flow import binds, walk
-
-    if isinstance(node, cst.ImportFrom):
-        if isinstance(node.names, cst.ImportStar):
-            return True  # may bind it: counted, so the name is not taken as defined once
-        return any((a.asname.name.value if a.asname else _dotted(a.name)) == name for a in node.names)
-    if isinstance(node, cst.Import):
-        return any((a.asname.name.value if a.asname else _dotted(a.name).split(".")[0]) == name for a in node.names)
-    return any(isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name for n in walk(node)) or \
-        binds(node, name)
-
-
-def _dotted(expr) -> str:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        return f"{_dotted(expr.value)}.{expr.attr.value}"
-    return ""
 
 
 __all__ = ["CalleeEffects", "Callees", "package_root"]

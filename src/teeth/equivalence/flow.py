@@ -300,11 +300,11 @@ class Flow:
         if isinstance(statement, cst.ImportFrom):
             module = _imported_module(statement, name)
             alias = next((a for a in statement.names if isinstance(a, cst.ImportAlias) and
-                          (a.asname.name.value if a.asname else _dotted(a.name)) == name), None) \
+                          (a.asname.name.value if a.asname else dotted_name(a.name)) == name), None) \
                 if not isinstance(statement.names, cst.ImportStar) else None
             if not module or alias is None:
                 return None
-            base = f"{module}.{_dotted(alias.name)}"
+            base = f"{module}.{dotted_name(alias.name)}"
         else:
             base = _imported_module(statement, name)
             if not base:
@@ -356,9 +356,9 @@ def _imported_module(statement: cst.Import | cst.ImportFrom, name: str) -> str:
     if isinstance(statement, cst.ImportFrom):
         if statement.relative or statement.module is None:
             return ""
-        return _dotted(statement.module)
+        return dotted_name(statement.module)
     for alias in statement.names:
-        full = _dotted(alias.name)
+        full = dotted_name(alias.name)
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and alias.asname.name.value == name:
             return full
         if alias.asname is None and full.split(".")[0] == name:
@@ -370,7 +370,8 @@ def _torch_module(module: str) -> bool:
     return module == "torch" or module.startswith("torch.")
 
 
-def _dotted(expr: cst.BaseExpression) -> str:
+def dotted_name(expr: cst.BaseExpression) -> str:
+    """`torch.nn.functional` for that attribute chain; "" for anything but names and attributes."""
     if isinstance(expr, cst.Attribute):
-        return f"{_dotted(expr.value)}.{expr.attr.value}"
+        return f"{dotted_name(expr.value)}.{expr.attr.value}"
     return expr.value if isinstance(expr, cst.Name) else ""
