@@ -2,11 +2,12 @@
 whether its result is a new tensor nothing else holds.
 
 The callee is a plain function of the target's package (or the method an instance held in an attribute runs,
-`held.py`): defined at the top of the mutated file, or of another file of the same package reached through `from ... import` (relative or absolute, re-exports followed). Its effects are
-derived with the same analysis the rules use on the mutated function (`Reads`), so a callee that hands a parameter to
-an unknown function, stores it, writes it in place or lets a closure capture it does not only read it. Decorated
-functions, methods, `*args` and anything not resolved statically are unknown callees. Each file read is recorded
-(path and digest), so a cached discovery is redone when one changes.
+`held.py`): defined at the top of the mutated file, or of another file of the same package reached through
+`from ... import` (relative or absolute, re-exports followed). Its effects are derived with the same analysis the
+rules use on the mutated function (`Reads`), so a callee that hands a parameter to an unknown function, stores it,
+writes it in place or lets a closure capture it does not only read it. Decorated functions, methods, `*args` and
+anything not resolved statically are unknown callees. Each file read is recorded (path and digest), so a cached
+discovery is redone when one changes.
 """
 
 from __future__ import annotations
