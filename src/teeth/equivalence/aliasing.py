@@ -216,6 +216,14 @@ class ViewReadAtOnce(Rule):
         "def f(xs: Optional[list] = None):\n    return max(xs[1:])\n",  # annotated, but not a tensor
     )
 
+    suppresses += (  # a jaxtyping annotation of torch's tensor type
+        "from jaxtyping import Float\nfrom torch import Tensor\n\ndef f(x: Float[Tensor, 'b n'], n):\n"
+        "    return torch.cat([x[:n], x])\n",
+    )
+    keeps += (  # a `Tensor` of another library
+        "from tensorflow import Tensor\n\ndef f(x: Tensor, n):\n    return torch.cat([x[:n], x])\n",
+    )
+
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         return is_tensor(mutant.node, ctx.flow) and ctx.reads.read_here(mutant.node) and \
             ctx.reads.writes_nothing(ctx.flow.statement_part(mutant.node))

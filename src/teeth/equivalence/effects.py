@@ -260,7 +260,8 @@ def contiguity(expr: cst.BaseExpression, flow=None) -> str:
 TENSOR_ONLY = frozenset(
     "narrow select as_strided permute expand expand_as unsqueeze t unflatten movedim view view_as contiguous clone "
     "new_zeros new_ones new_empty new_full new_tensor index_select masked_fill float double half bfloat16 long int "
-    "short bool byte".split())
+    "short bool byte gather scatter scatter_add index_add index_copy masked_select softmax log_softmax "
+    "repeat_interleave clamp sigmoid flip".split())
 # Calls whose result may be a tuple of tensors (`x.split(2)`, `torch.sort(x)`): an index of it is not a tensor's.
 TUPLES = frozenset("split chunk unbind tensor_split hsplit vsplit sort topk max min unique meshgrid nonzero "
                    "broadcast_tensors".split())

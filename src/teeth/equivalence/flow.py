@@ -282,6 +282,11 @@ class Flow:
             return True  # bound here: a def, a class, an assignment, a parameter
         return any(not _torch_module(_imported_module(a.node, head.value)) for a in imported)
 
+    def bound(self, name: cst.Name) -> bool:
+        """Does the file bind `name` where it is used (an import, a def, an assignment; builtins aside)?"""
+        scope: Scope | None = self.scopes.get(name)
+        return scope is not None and any(not isinstance(a, BuiltinAssignment) for a in scope[name.value])
+
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The dotted name an imported name or attribute chain stands for, by the import that binds its head:
         `torch.nn.Linear` for `nn.Linear` after `from torch import nn` or `import torch.nn as nn`, and for `Linear`

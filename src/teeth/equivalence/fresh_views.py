@@ -45,6 +45,14 @@ class ViewOfFresh(Rule):
     keeps += (
         "def f(a, i):\n    m, k = list(a), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
     )
+    suppresses += (  # a typed tensor annotation, by the import that binds it; a method only tensors have
+        "from torch import BoolTensor\n\ndef f(mask: BoolTensor):\n    return mask.nonzero().squeeze(-1)\n",
+        "def f(h, i):\n    return h.gather(-1, i).squeeze(-1)\n",
+    )
+    keeps += (
+        "from numpy import ndarray as BoolTensor\n\ndef f(mask: BoolTensor):\n    return mask.nonzero().squeeze(-1)\n",
+        "def f(h, i):\n    return h.take(i).squeeze(-1)\n",  # numpy arrays take too
+    )
     suppresses += (  # a torch function imported by name
         "from torch import cat\n\ndef f(x):\n    return cat([x, x]).view(-1)\n",
         "import torch.nn.functional as F\n\ndef f(x):\n    return F.softmax(x, -1).view(-1)\n",

@@ -98,25 +98,59 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
         func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
 
 
-def _param_is_tensor(param: cst.Param) -> bool:
+def _param_is_tensor(param: cst.Param, flow: Flow) -> bool:
     """Annotated `Tensor`, or `Optional[Tensor]` (`Tensor | None`): a view of None raises before a copy would, in the
     mutant as in the original, so None is as good as a tensor here; a default other than None is not."""
     if param.star not in ("", cst.MaybeSentinel.DEFAULT) or param.annotation is None:
         return False
     if param.default is not None and not _is_none(param.default):
         return False
-    return _tensor_annotation(param.annotation.annotation, optional=True)
+    return _tensor_annotation(param.annotation.annotation, optional=True, flow=flow)
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
-def _tensor_annotation(expr: cst.BaseExpression, optional: bool) -> bool:
-    """`Tensor`, `torch.Tensor`; with `optional`, also `Optional[Tensor]`, `Union[Tensor, None]`, `Tensor | None`."""
+def _tensor_type(expr: cst.BaseExpression, flow: Flow) -> bool:
+    """Does the annotation name torch's tensor type: `Tensor`, `torch.Tensor`, a typed one (`BoolTensor`,
+    `torch.LongTensor`), by the import that binds its name, or a jaxtyping annotation of one (`Float[Tensor, "b n"]`)?
+    A name the file does not bind at all is read by its text; one bound to anything but torch's is no tensor type."""
     if isinstance(expr, cst.SimpleString):
         return expr.value.strip("'\"") in _ANNOTATIONS
-    if dotted(expr) in _ANNOTATIONS:
+    if isinstance(expr, cst.Subscript) and expr.slice and isinstance(expr.slice[0].slice, cst.Index) and \
+            (flow.qualified(expr.value) or "").startswith("jaxtyping."):
+        return _tensor_type(expr.slice[0].slice.value, flow)
+    head = expr
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    if not isinstance(head, cst.Name):
+        return False
+    if not flow.bound(head):
+        return dotted(expr) in _ANNOTATIONS
+    return _torch_tensor_type(flow.qualified(expr) or "")
+
+
+def _torch_tensor_type(qualified: str) -> bool:
+    """`torch.Tensor`, or one of torch's typed tensor classes (`torch.BoolTensor`, `torch.cuda.FloatTensor`)."""
+    if qualified == "torch.Tensor":
+        return True
+    module, _, name = qualified.rpartition(".")
+    if module not in ("torch", "torch.cuda") or not name.endswith("Tensor"):
+        return False
+    try:
+        import importlib
+
+        import torch
+        return getattr(importlib.import_module(module), name, None) in torch._tensor_classes
+    except (ImportError, AttributeError):
+        return False
+
+
+def _tensor_annotation(expr: cst.BaseExpression, optional: bool, flow: Flow) -> bool:
+    """`Tensor`, `torch.Tensor` (`_tensor_type`); with `optional`, also `Optional[Tensor]`, `Union[Tensor, None]`,
+    `Tensor | None`."""
+    if _tensor_type(expr, flow):
         return True
     if not optional:
         return False
@@ -127,8 +161,8 @@ def _tensor_annotation(expr: cst.BaseExpression, optional: bool) -> bool:
         parts = [e.slice.value for e in expr.slice] + ([cst.Name("None")] if len(expr.slice) == 1 else [])
     else:
         return False
-    return all(_is_none(p) or _tensor_annotation(p, False) for p in parts) and \
-        any(_tensor_annotation(p, False) for p in parts)
+    return all(_is_none(p) or _tensor_annotation(p, False, flow) for p in parts) and \
+        any(_tensor_annotation(p, False, flow) for p in parts)
 
 
 def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -> bool:
@@ -139,7 +173,7 @@ def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int)
     reaching = flow.reaching(use)
     if reaching is not None:
         if reaching.param is not None:
-            return _param_is_tensor(reaching.param)
+            return _param_is_tensor(reaching.param, flow)
         return is_tensor(reaching.value, flow, seen, depth)
     scope = flow.scopes.get(use)
     found = list(scope[use.value]) if scope is not None else []
@@ -149,7 +183,7 @@ def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int)
     for assignment in found:
         node = assignment.node
         if isinstance(node, cst.Param):
-            if not _param_is_tensor(node):
+            if not _param_is_tensor(node, flow):
                 return False
             continue
         target = flow.parent(node)
