@@ -186,9 +186,9 @@ def function_effect(call: cst.Call, flow=None) -> Effect | None:
 def method_effect(call: cst.Call, flow=None) -> Effect | None:
     """The row of a method call on a tensor (`x.view(...)`), or None: a function, or an unknown method. A method the
     table lacks is read from torch's schema of aten::NAME (`schemas.py`)."""
-    if not isinstance(call.func, cst.Attribute) or function_name(call) is not None or \
-            (flow is not None and flow.foreign(call)):
-        return None  # a function, or a function of a module imported under some name (`np.exp(x)`)
+    if not isinstance(call.func, cst.Attribute) or function_name(call, flow) is not None or \
+            (flow is not None and (flow.foreign(call) or flow.module_function(call))):
+        return None  # a function, or a function of a module (`np.exp(x)`, `torch.autograd.grad(...)`)
     row = METHODS.get(call.func.attr.value)
     if row is None:
         row = _from_schema(call.func.attr.value, method=True)
@@ -223,6 +223,26 @@ def base_of(expr: cst.BaseExpression, flow=None) -> cst.BaseExpression | None:
             return first.value if first is not None and first.keyword is None and not first.star else None
         return expr.func.value
     return None
+
+
+# Views whose elements may share one place in memory (a stride of 0, overlapping windows): a write through one
+# element lands in others, which a copy's does not.
+OVERLAPPING = frozenset("expand expand_as broadcast_to as_strided unfold".split())
+
+
+def self_overlapping(expr: cst.BaseExpression, flow=None) -> bool:
+    """Is `expr`, or any view it is taken of on its way to its base, one whose elements may overlap in memory
+    (`x.expand(n, -1)`, `torch.broadcast_to(x, s)`, `x.unfold(0, 3, 1)`, `x.as_strided(...)`)?"""
+    for _ in range(64):
+        if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):
+            name = expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value
+            if name in OVERLAPPING:
+                return True
+        base = base_of(expr, flow)
+        if base is None:
+            return False
+        expr = base
+    return True
 
 
 def storage_root(expr: cst.BaseExpression, copies=None, flow=None) -> cst.BaseExpression:

@@ -282,6 +282,21 @@ class Flow:
             return True  # bound here: a def, a class, an assignment, a parameter
         return any(not _torch_module(_imported_module(a.node, head.value)) for a in imported)
 
+    def module_function(self, call: cst.CSTNode) -> bool:
+        """Is `call` a call of a function of a module (`torch.autograd.grad(...)`, `np.exp(x)`): its callee an
+        attribute chain whose head the file binds by an import? Such a call is no method of a tensor."""
+        func = call.func if isinstance(call, cst.Call) else None
+        if not isinstance(func, cst.Attribute):
+            return False
+        head = func.value
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name):
+            return False
+        scope: Scope | None = self.scopes.get(head)
+        found = list(scope[head.value]) if scope is not None else []
+        return bool(found) and all(isinstance(a, ImportAssignment) for a in found)
+
     def bound(self, name: cst.Name) -> bool:
         """Does the file bind `name` where it is used (an import, a def, an assignment; builtins aside)?"""
         scope: Scope | None = self.scopes.get(name)

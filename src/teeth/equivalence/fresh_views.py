@@ -8,7 +8,7 @@ import libcst as cst
 
 from teeth.equivalence.aliasing import HELD, KERNEL, TORCH_HELD, VIEW
 from teeth.equivalence.base import Context, Mutation, Rule, rule
-from teeth.equivalence.effects import storage_root
+from teeth.equivalence.effects import self_overlapping, storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses, walk
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.regions import disjoint
@@ -23,13 +23,15 @@ class ViewOfFresh(Rule):
     examples_operators = VIEW
     suppresses = (
         "def f(images):\n    return torch.stack(images, dim=0).permute(0, 3, 1, 2)\n",
-        "def f(x, h, w):\n    dst = torch.tensor([[0, 0], [w - 1, h - 1]]).expand(x.shape[0], -1, -1)\n"
-        "    return crop(x, dst)\n",
         "def f(a, b):\n    return helper((a + b)[:, :4].unsqueeze(0))\n",
         "def f(x):\n    return torch.narrow(x.clone(), 0, 0, 1)\n",
     )
     keeps = (
         "def f(x):\n    return x.permute(1, 0)\n",  # a view of the argument: the caller holds its base
+        "def f(x: Tensor, n):\n    return (x * 2).expand(n, -1, -1)\n",  # its elements share memory: written, differs
+        "def f(x, h, w):\n    dst = torch.tensor([[0, 0], [w - 1, h - 1]]).expand(x.shape[0], -1, -1)\n"
+        "    return crop(x, dst)\n",  # an unknown callee may write one element of the expanded rows: all change
+        "def f(x: Tensor):\n    return (x * 2).unfold(0, 3, 1)\n",  # overlapping windows
         "def f(x):\n    y = torch.cat([x, x])\n    return y[:2], y\n",  # the base is named and returned too
         "def f(x):\n    return x.float().view(-1)\n",  # .float() may return x itself
         "def f(x):\n    return helper(x).view(-1)\n",  # an unknown callee may return a view of x
@@ -113,6 +115,8 @@ class ViewOfFresh(Rule):
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        if self_overlapping(mutant.node, ctx.flow):
+            return False  # elements sharing memory: a write through one lands in others, a copy's does not
         root = storage_root(mutant.node, lambda e: copying_index(e, ctx.flow), ctx.flow)
         return (root is not mutant.node or copying_index(root, ctx.flow)) and is_tensor(mutant.node, ctx.flow) and \
             ctx.reads.fresh(root)  # a view of a new tensor, or an index that is a copy itself
@@ -130,6 +134,7 @@ class ReturnedViewOfFreshLocal(Rule):
         "def f(n, k):\n    buf = torch.zeros(n, 4)\n    total = buf.sum()\n    return buf[:k]\n",
     )
     keeps = (
+        "def f(x: Tensor, n):\n    ladj = x.sum()\n    return ladj.expand(n, 3)\n",  # one element in n * 3 places
         "def f(x, k):\n    return x[:k]\n",  # the base is the caller's
         "def f(x, k):\n    idx = x.argsort()\n    idx = x\n    return idx[:k]\n",  # bound to the argument too
         "def f(x, k):\n    idx = x.flip(0)\n    keep(idx)\n    return idx[:k]\n",  # handed on: another holder
@@ -141,6 +146,8 @@ class ReturnedViewOfFreshLocal(Rule):
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        if self_overlapping(mutant.node, ctx.flow):
+            return False  # elements sharing memory: a write through one lands in others, a copy's does not
         flow, node = ctx.flow, mutant.node
         if not isinstance(flow.parent(node), cst.Return) or not is_tensor(node, flow):
             return False
@@ -204,6 +211,8 @@ class ViewOfFreshLocal(Rule):
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         """The view's base is a local made fresh in the same block (only written into, or read, since) whose name
         the view's statement rebinds or returns: no other reference to the storage exists."""
+        if self_overlapping(mutant.node, ctx.flow):
+            return False  # elements sharing memory: a write through one lands in others, a copy's does not
         flow, node = ctx.flow, mutant.node
         base = storage_root(node, flow=flow)
         if not isinstance(base, cst.Name) or base is node or not is_tensor(node, flow):
@@ -252,6 +261,8 @@ class DisjointViewsOfFreshLocal(Rule):
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        if self_overlapping(mutant.node, ctx.flow):
+            return False  # elements sharing memory: a write through one lands in others, a copy's does not
         flow, node = ctx.flow, mutant.node
         if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name) or not is_tensor(node, flow):
             return False

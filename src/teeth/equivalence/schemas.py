@@ -30,10 +30,15 @@ def _overloads(name: str) -> list | None:
     return found or None
 
 
-def _composite(qualified: str) -> bool:
+def _composite(qualified: str) -> bool | None:
+    """Has the operator a CompositeImplicitAutograd kernel; None when the dispatcher does not know it (a schema with no
+    operator registered behind it, `aten::grad`)."""
     import torch
 
-    return torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeImplicitAutograd")
+    try:
+        return torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeImplicitAutograd")
+    except RuntimeError:
+        return None
 
 
 def _tensor_type(kind: str) -> bool:
@@ -71,8 +76,8 @@ def schema_effect(name: str, method: bool) -> tuple[str, bool] | None:
             results.add("alias")
         elif not any(_tensor_type(kind) for kind in returns):
             results.add("scalar")
-        elif _composite(qualified):
-            return None  # may return its input as it is
+        elif _composite(qualified) is not False:
+            return None  # may return its input as it is, or not known to the dispatcher
         else:
             results.add("fresh")
     if len(results) != 1:
