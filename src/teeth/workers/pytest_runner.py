@@ -73,8 +73,16 @@ def check_of(exc: BaseException | None) -> str | None:
     return None
 
 
+# Reports pytest logs while a test runs but runtestprotocol does not return: a failed `subTest` (unittest) or
+# `subtests.test()` block is one (pytest's SubtestReport), while the test's own call report says passed.
+_LOGGED: list = []
+
+
 def _run_item(item) -> dict | None:
-    return _failure(item, runtestprotocol(item, log=False, nextitem=None))
+    """The test's first failure: a failing phase of its own, or else a failing subtest of it."""
+    _LOGGED.clear()
+    reports = runtestprotocol(item, log=False, nextitem=None)
+    return _failure(item, [*reports, *(r for r in _LOGGED if r.nodeid == item.nodeid)])
 
 
 class PytestRunner:
@@ -260,6 +268,10 @@ class WorkerPlugin:
         self.spec, self.channel, self.protection = spec, channel, protection
         self.collect_errors: list[str] = []
         self.served = False
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            _LOGGED.append(report)  # a subtest's failure (`_run_item`)
 
     def pytest_collectreport(self, report):
         if report.failed:
