@@ -65,3 +65,15 @@ def two_runs_of_weak_suite(base: Path) -> tuple[Path, Path]:
         done = teeth_cli("run", "--target", "rows", "--db", str(db), cwd=root)
         assert done.returncode == 0, done.stderr
     return root, db
+
+
+def verdict_by_hand(teeth, root: Path, mutant: str) -> str:
+    """The mutant written into the project (`teeth apply`), a plain pytest run of `tests`, the file restored:
+    `killed` when the run fails, else `survived`."""
+    assert teeth("apply", mutant, cwd=root).returncode == 0
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root,
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        assert teeth("apply", mutant, "--revert", cwd=root).returncode == 0
+    return "survived" if done.returncode == 0 else "killed"

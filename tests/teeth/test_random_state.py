@@ -11,21 +11,10 @@ import sys
 import numpy
 import torch
 
-from tests.helpers.cli import results_of
+from tests.helpers.cli import results_of, verdict_by_hand
 from tests.helpers.git_projects import git_repo
 
 from teeth.workers.random_state import RandomStates
-
-
-def _by_hand(teeth, root, mutant: str) -> str:
-    """The mutant written into the project (`teeth apply`), a plain pytest run, the file restored."""
-    assert teeth("apply", mutant, cwd=root).returncode == 0
-    try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root,
-                              capture_output=True, text=True, timeout=120)
-    finally:
-        assert teeth("apply", mutant, "--revert", cwd=root).returncode == 0
-    return "survived" if done.returncode == 0 else "killed"
 
 
 def test_a_test_drawing_unseeded_inputs_after_another_gets_the_verdict_a_plain_run_gets(project, teeth):
@@ -42,7 +31,7 @@ def test_a_test_drawing_unseeded_inputs_after_another_gets_the_verdict_a_plain_r
     for mutant, row in rows.items():
         if row["operator"] == "generic.arg_removal":
             continue  # killed whatever the input: one hand check each is all the cost this test needs
-        assert row["status"] == _by_hand(teeth, root, mutant), (mutant, row)
+        assert row["status"] == verdict_by_hand(teeth, root, mutant), (mutant, row)
 
 
 def test_restoring_a_recorded_state_replays_every_generator():

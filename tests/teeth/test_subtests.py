@@ -4,21 +4,9 @@ exits non-zero. A mutant that only such a case catches is killed, as by hand."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
-from tests.helpers.cli import results_of
+from tests.helpers.cli import results_of, verdict_by_hand
 from tests.helpers.git_projects import git_repo
-
-
-def _by_hand(teeth, root, mutant: str) -> str:
-    assert teeth("apply", mutant, cwd=root).returncode == 0
-    try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root,
-                              capture_output=True, text=True, timeout=120)
-    finally:
-        assert teeth("apply", mutant, "--revert", cwd=root).returncode == 0
-    return "survived" if done.returncode == 0 else "killed"
 
 
 def test_a_mutant_only_a_failing_subtest_catches_is_killed_as_by_hand(project, teeth):
@@ -30,4 +18,4 @@ def test_a_mutant_only_a_failing_subtest_catches_is_killed_as_by_hand(project, t
     swapped = [m for m, row in rows.items() if row["operator"] == "generic.swap_op"]
     assert swapped, {m: row["operator"] for m, row in rows.items()}
     for mutant in swapped:
-        assert rows[mutant]["status"] == "killed" == _by_hand(teeth, root, mutant), rows[mutant]
+        assert rows[mutant]["status"] == "killed" == verdict_by_hand(teeth, root, mutant), rows[mutant]
