@@ -288,3 +288,19 @@ TUPLES = frozenset("split chunk unbind tensor_split hsplit vsplit sort topk max 
 # Attributes that hold a tuple of tensors (an element may be None, which raises before a copy would, in the mutant
 # as in the original): an autograd Function context's saved inputs.
 TENSOR_TUPLE_ATTRIBUTES = frozenset({"saved_tensors"})
+
+
+def unpacked_from_new(statement, name: str, flow=None) -> bool:
+    """`values, name = x.sort(...)`: `name` one of the plain names a call's result is unpacked to, the call one whose
+    every result is new (sort, topk, a max over a dim: a tuple of new tensors sharing storage with nothing)."""
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return False
+    target, value = statement.targets[0].target, statement.value
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, cst.Call) or has_out(value):
+        return False
+    names = [e.value for e in target.elements]
+    if any(isinstance(e, cst.StarredElement) or not isinstance(e.value, cst.Name) for e in target.elements) or \
+            sum(n.value == name for n in names) != 1:
+        return False
+    row = call_effect(value, flow)
+    return row is not None and row.result == "fresh"

@@ -198,6 +198,12 @@ class ViewOfFreshLocal(Rule):
         "def f(xs, ys, n):\n    out = xs + ys\n    out = out[:n]\n    return out\n",  # maybe a list
     )
 
+    suppresses += (  # a local unpacked from a call whose every result is new (a sort's values and indices)
+        "def f(x: Tensor, k):\n    vals, idx = x.sort(dim=-1)\n    vals = vals[:, :k]\n    return vals, idx\n",
+    )
+    keeps += (  # unpacked from a split: views of the argument
+        "def f(x: Tensor, k):\n    vals, rest = x.split(2)\n    vals = vals[:, :k]\n    return vals\n",
+    )
     suppresses += (  # the view is made after the last write to its base, a kernel's store, and returned
         KERNEL + "def f(x, c, n, shape):\n    y = torch.empty_like(x)\n    k[(1,)](x, c, y, n)\n"
         "    return y.view(*shape)\n",

@@ -8,7 +8,7 @@ import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
-    is_fresh, method_effect, storage_root
+    is_fresh, method_effect, storage_root, unpacked_from_new
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses
 from teeth.equivalence.tensors import copying_index
 
@@ -313,6 +313,8 @@ class Reads:
                     rebased = storage_root(made, flow=flow)
                     return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
                         self.sole_before(name, small, made, depth - 1)
+                if unpacked_from_new(small, name, flow):
+                    return True
                 if not self.only_written_into(small, name):
                     return False
         return False  # a parameter, or made in another block
