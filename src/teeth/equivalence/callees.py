@@ -20,8 +20,8 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from teeth.equivalence.effects import storage_root
-from teeth.equivalence.flow import Flow, dotted_name
+from teeth.equivalence.effects import dotted, storage_root
+from teeth.equivalence.flow import Flow
 from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, made_once_in_init, method_of, source_file, \
     torch_class
 from teeth.equivalence.reads import DEPTH, Reads
@@ -148,13 +148,13 @@ class Callees:
             return node, reads
         if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
             alias = next((a for a in node.names if (a.asname.name.value if a.asname else
-                                                    dotted_name(a.name)) == name), None)
+                                                    (dotted(a.name) or "")) == name), None)
             if alias is None:
                 return None
             target = self._module_file(module, node)
             if target is None or self._load(target) is None:
                 return None
-            return self._top_level(target, dotted_name(alias.name), hops - 1, want)
+            return self._top_level(target, dotted(alias.name) or "", hops - 1, want)
         return None
 
     def _top_level(self, module: Path, name: str, hops: int, want=cst.FunctionDef):
@@ -173,14 +173,14 @@ class Callees:
     def _module_file(self, module: Path, node: cst.ImportFrom) -> Path | None:
         if self.root is None:
             return None
-        dotted = dotted_name(node.module) if node.module is not None else ""
+        name = (dotted(node.module) or "") if node.module is not None else ""
         if node.relative:
             folder = module.parent
             for _ in range(len(node.relative) - 1):
                 folder = folder.parent
-            parts = [p for p in dotted.split(".") if p]
+            parts = [p for p in name.split(".") if p]
         else:
-            parts = dotted.split(".")
+            parts = name.split(".")
             if parts[0] != self.root.name:
                 return None  # another package: its code is not the target's
             folder, parts = self.root, parts[1:]

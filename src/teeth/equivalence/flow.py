@@ -9,6 +9,7 @@ import libcst as cst
 from libcst.metadata import BuiltinAssignment, FunctionScope, ImportAssignment, MetadataWrapper, ParentNodeProvider, Scope, \
     ScopeProvider
 
+from teeth.equivalence.effects import dotted
 from teeth.equivalence.kernels import KernelEffects, kernel_effects
 from teeth.syntax.kernel_context import is_kernel
 
@@ -320,11 +321,11 @@ class Flow:
         if isinstance(statement, cst.ImportFrom):
             module = _imported_module(statement, name)
             alias = next((a for a in statement.names if isinstance(a, cst.ImportAlias) and
-                          (a.asname.name.value if a.asname else dotted_name(a.name)) == name), None) \
+                          (a.asname.name.value if a.asname else (dotted(a.name) or "")) == name), None) \
                 if not isinstance(statement.names, cst.ImportStar) else None
             if not module or alias is None:
                 return None
-            base = f"{module}.{dotted_name(alias.name)}"
+            base = f"{module}.{dotted(alias.name) or ''}"
         else:
             base = _imported_module(statement, name)
             if not base:
@@ -376,9 +377,9 @@ def _imported_module(statement: cst.Import | cst.ImportFrom, name: str) -> str:
     if isinstance(statement, cst.ImportFrom):
         if statement.relative or statement.module is None:
             return ""
-        return dotted_name(statement.module)
+        return dotted(statement.module) or ""
     for alias in statement.names:
-        full = dotted_name(alias.name)
+        full = dotted(alias.name) or ""
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and alias.asname.name.value == name:
             return full
         if alias.asname is None and full.split(".")[0] == name:
@@ -388,10 +389,3 @@ def _imported_module(statement: cst.Import | cst.ImportFrom, name: str) -> str:
 
 def _torch_module(module: str) -> bool:
     return module == "torch" or module.startswith("torch.")
-
-
-def dotted_name(expr: cst.BaseExpression) -> str:
-    """`torch.nn.functional` for that attribute chain; "" for anything but names and attributes."""
-    if isinstance(expr, cst.Attribute):
-        return f"{dotted_name(expr.value)}.{expr.attr.value}"
-    return expr.value if isinstance(expr, cst.Name) else ""

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import libcst as cst
 
-from teeth.equivalence.flow import Flow, dotted_name, walk
+from teeth.equivalence.effects import dotted
+from teeth.equivalence.flow import Flow, walk
 
 MODULE_BASES = ("nn.Module", "torch.nn.Module", "Module")
 
@@ -79,7 +80,7 @@ def made_once_in_init(flow: Flow, cls: cst.ClassDef, name: str) -> cst.Call | No
 def call_method(klass: cst.ClassDef) -> cst.FunctionDef | None:
     """What calling an instance of `klass` runs: its own `forward` when it derives from `nn.Module` alone (no
     `__call__` of its own), its own `__call__` when it derives from nothing; undecorated, not async."""
-    bases = [dotted_name(b.value) for b in klass.bases]
+    bases = [(dotted(b.value) or "") for b in klass.bases]
     if klass.keywords or any(not b for b in bases):
         return None
     members = {s.name.value: s for s in klass.body.body if isinstance(s, cst.FunctionDef)}
@@ -137,8 +138,8 @@ def binds_anywhere(node: cst.CSTNode, name: str) -> bool:
     if isinstance(node, cst.ImportFrom):
         if isinstance(node.names, cst.ImportStar):
             return True  # may bind it: counted, so the name is not taken as defined once
-        return any((a.asname.name.value if a.asname else dotted_name(a.name)) == name for a in node.names)
+        return any((a.asname.name.value if a.asname else (dotted(a.name) or "")) == name for a in node.names)
     if isinstance(node, cst.Import):
-        return any((a.asname.name.value if a.asname else dotted_name(a.name).split(".")[0]) == name for a in node.names)
+        return any((a.asname.name.value if a.asname else (dotted(a.name) or "").split(".")[0]) == name for a in node.names)
     return any(isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == name for n in walk(node)) or \
         binds(node, name)
