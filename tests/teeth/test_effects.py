@@ -49,3 +49,28 @@ def test_an_einsum_of_one_tensor_is_no_new_tensor_but_of_two_is():
 ])
 def test_a_function_told_to_write_its_input_in_place_has_no_row(code, row):
     assert (call_effect(cst.parse_expression(code)) is not None) is row, code
+
+
+QUIET = (  # (code, writes no tensor by torch's own word): torch's functions with no row, judged by their schemas
+    ("torch.linalg.solve(a, b)", True), ("F.cosine_similarity(a, b)", True), ("torch.jit.is_scripting()", True),
+    ("torch.special.expit(a)", True), ("torch.index_put_(a, (i,), b)", False), ("torch.relu_(a)", False),
+    ("torch.linalg.solve(a, b, out=c)", False), ("F.relu(a, inplace=True)", False), ("np.linalg.solve(a, b)", False),
+)
+
+
+@pytest.mark.parametrize(("code", "quiet"), QUIET)
+def test_a_torch_function_writes_nothing_when_its_schema_writes_no_argument(code, quiet):
+    from libcst.metadata import MetadataWrapper
+
+    from teeth.equivalence.effects import torch_writes_nothing
+    from teeth.equivalence.flow import Flow
+
+    source = f"import numpy as np\nimport torch\nimport torch.nn.functional as F\n\nresult = {code}\n"
+    flow = Flow(MetadataWrapper(cst.parse_module(source)))
+    call = flow.module.body[-1].body[0].value
+    assert torch_writes_nothing(call, flow) is quiet
+    if quiet:  # and torch agrees: the arguments are unchanged after the call
+        a, b = torch.randn(3, 3) + 3 * torch.eye(3), torch.randn(3, 3)
+        before = (a.clone(), b.clone())
+        eval(code, {"torch": torch, "F": F, "a": a, "b": b})
+        assert torch.equal(a, before[0]) and torch.equal(b, before[1])

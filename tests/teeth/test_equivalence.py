@@ -379,3 +379,21 @@ def test_skips_do_not_depend_on_the_order_libcst_keeps_uses_in(tmp_path, monkeyp
         found[seed] = skips_of(path)
     assert found[0] and all(skips == found[0] for skips in found.values()), found
 
+
+
+def test_a_view_of_an_argument_written_through_another_name_is_kept_and_by_hand_it_differs(tmp_path):
+    """The keep of `view_only_read` is no caution only: called with the same tensor twice, the original reads the
+    write through the other name and the copy does not."""
+    import torch
+
+    source = "def f(full, other, n):\n    rows = full[:n]\n    other.zero_()\n    return rows.sum()\n"
+    mutants = discovered(tmp_path, source.replace("def f(full,", "def f(full: Tensor,"), ["view_to_copy"])
+    assert [m.skip for m in mutants] == [None]
+    mutant = source.replace("full[:n]", "full[:n].clone()")
+    results = []
+    for code in (source, mutant):
+        space: dict = {}
+        exec(code, space)
+        x = torch.ones(4)
+        results.append(float(space["f"](x, x, 2)))
+    assert results == [0.0, 2.0]

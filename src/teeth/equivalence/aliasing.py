@@ -172,12 +172,43 @@ class ViewOnlyRead(Rule):
         "    def forward(self, x: Tensor, n):\n        rows = x[:n]\n        return self.scale(rows).sum()\n",
     )
 
+    # a view of a tensor the function was given sees writes into it through any name: another argument may be the
+    # same tensor (`f(x, x)`), a callee may hold it; a copy sees none of them (`Reads.quiet_after`)
+    keeps += (
+        "def f(full: Tensor, other: Tensor, n):\n    rows = full[:n]\n    other.zero_()\n    return rows.sum()\n",
+        "def f(full: Tensor, other, n):\n    rows = full[:n]\n    other[0] = 1\n    return rows.sum()\n",
+        "def f(full: Tensor, other, n):\n    rows = full[:n]\n    helper(other)\n    return rows.sum()\n",
+        "def f(self, full: Tensor, n):\n    rows = full[:n]\n    self.reset()\n    return rows.sum()\n",
+        "def f(x: Tensor, n):\n    full = x.t()\n    rows = full[:n]\n    x.zero_()\n    return rows.sum()\n",
+        "def f(full: Tensor, other: Tensor, n):\n    rows = full[:n]\n    kept = rows.view(-1)\n    other.zero_()\n"
+        "    return kept.sum()\n",  # read after the write through a name it was handed on to
+        "def g(t):\n    t.zero_()\n    return 1\n\ndef f(full: Tensor, other: Tensor, n):\n    rows = full[:n]\n"
+        "    g(other)\n    return rows.sum()\n",  # a function of the package writing its argument
+        "def f(full: Tensor, other: Tensor, n):\n    rows = full[:n]\n    try:\n        raise Oops(other)\n"
+        "    except Oops:\n        pass\n    return rows.sum()\n",  # an exception caught: the function goes on
+    )
+    suppresses += (
+        "def f(full: Tensor, n, m):\n    rows = full[:n]\n    out = torch.zeros(m)\n    out[0] = 1\n    out += 2\n"
+        "    return rows.sum() + out\n",  # writes only into what the function made
+        "def f(full: Tensor, other: Tensor, n):\n    rows = full[:n]\n    s = rows.sum()\n    other.zero_()\n"
+        "    return s\n",  # the write comes after the last read of the view
+        "def f(full: Tensor, other: Tensor, n):\n    rows = full[:n]\n    if n < 0:\n        raise Oops(other)\n"
+        "    return rows.sum()\n",  # an exception not caught here ends the function
+        "import torch\n\ndef f(full: Tensor, a: Tensor, b: Tensor, n):\n    rows = full[:n]\n"
+        "    if not torch.jit.is_scripting():\n        sol = torch.linalg.solve(a, b)\n    return rows.sum() + sol\n",
+        "def g(t):\n    return t * 2\n\ndef f(full: Tensor, other: Tensor, n):\n    rows = full[:n]\n"
+        "    y = g(other)\n    return rows.sum() + y\n",  # a function of the package that writes nothing
+        "def f(x: Tensor, k):\n    vals, idx = x.sort()\n    top = idx[:, :k]\n    helper(x)\n"
+        "    return top.sum()\n",  # a view of a new tensor nothing else holds: no other name can write it
+    )
+
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         root = storage_root(mutant.node, flow=ctx.flow)
         if not isinstance(root, cst.Name) or root is mutant.node or not is_tensor(mutant.node, ctx.flow) or \
                 not ctx.reads.only_read(mutant.node, set(), DEPTH):
             return False
-        return ctx.reads.name_only_read(root, {id(mutant.node)}, set(), DEPTH)
+        return ctx.reads.name_only_read(root, {id(mutant.node)}, set(), DEPTH) and \
+            (ctx.reads.made_fresh(root) or ctx.reads.quiet_from(mutant.node))
 
 
 @rule

@@ -36,6 +36,7 @@ class CalleeEffects:
     read: frozenset[str]  # only read: never written, stored, captured or returned
     returned: frozenset[str]  # only read, or reach the result (returned, or a view of them is)
     fresh: bool  # every return gives a new tensor that nothing else holds
+    quiet: bool = False  # writes no tensor it did not make itself (`Reads.writes_only_own` of its body)
 
 
 def package_root(path: Path) -> Path | None:
@@ -216,7 +217,7 @@ class Callees:
             return found
         if not found.params:
             return None
-        return CalleeEffects(found.params[1:], found.read, found.returned, found.fresh)
+        return CalleeEffects(found.params[1:], found.read, found.returned, found.fresh, found.quiet)
 
     def _function_effects(self, function: cst.FunctionDef, reads: Reads) -> CalleeEffects | None:
         key = id(function)
@@ -274,7 +275,8 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
     returns = [n for n in _own(function.body) if isinstance(n, cst.Return)]
     fresh = bool(returns) and all(r.value is not None and _fresh_return(reads, r) for r in returns) and \
         not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own(function.body))
-    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh)
+    quiet = reads.writes_only_own(function.body)
+    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet)
 
 
 def _fresh_return(reads: Reads, statement: cst.Return) -> bool:

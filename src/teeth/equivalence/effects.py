@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from teeth.equivalence.schemas import schema_effect
+from teeth.equivalence.schemas import operator_name, schema_effect, writes_no_argument
 
 
 @dataclass(frozen=True)
@@ -204,6 +204,21 @@ def _from_schema(name: str, method: bool) -> Effect | None:
 def call_effect(call: cst.Call, flow=None) -> Effect | None:
     """The row of a call, function or method; None for an unknown callee."""
     return function_effect(call, flow) or method_effect(call, flow)
+
+
+def torch_writes_nothing(call: cst.Call, flow) -> bool:
+    """Is `call` a call of a function of torch (by the file's imports) that writes no tensor: called with no
+    arguments at all (torch holds none of the caller's tensors: `torch.jit.is_scripting()`), or an ATen operator
+    whose schema writes none of its arguments (`torch.linalg.solve`, `F.cosine_similarity`), told nothing that could
+    make it write (`out=`, `inplace=`)?"""
+    qualified = flow.qualified(call.func) if flow is not None else None
+    if qualified is None or not (qualified == "torch" or qualified.startswith("torch.")):
+        return False
+    if not call.args:
+        return True
+    operator = operator_name(qualified)
+    return operator is not None and not has_out(call) and not in_place_asked(call, qualified.rpartition(".")[2]) \
+        and writes_no_argument(operator)
 
 
 def base_of(expr: cst.BaseExpression, flow=None) -> cst.BaseExpression | None:

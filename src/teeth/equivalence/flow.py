@@ -218,9 +218,10 @@ class Flow:
 
     # -- the binding that reaches a use --------------------------------------------------------------------------
 
-    def reaching(self, use: cst.Name) -> Reaching | None:
+    def reaching(self, use: cst.Name, unpacked: bool = False) -> Reaching | None:
         """The one binding of `use`'s name that reaches it on every path within its function, or None when several
-        may (a binding on one branch only, in a loop after the use) or it cannot tell (a nested function's use)."""
+        may (a binding on one branch only, in a loop after the use) or it cannot tell (a nested function's use).
+        A binding with no one value (`a, b = f()`) is None too, or with `unpacked` its statement with no value."""
         name = use.value
         scope = self.function_scope(use)
         if scope is None or any(a.scope is not scope for a in scope.assignments[name]):
@@ -247,11 +248,13 @@ class Flow:
                         for small in reversed(earlier.body):
                             if binds(small, name):
                                 value = bound_value(small, name)
-                                return Reaching(value=value, statement=small) if value is not None else None
+                                return Reaching(value=value, statement=small) if value is not None or unpacked \
+                                    else None
                     elif isinstance(earlier, cst.BaseSmallStatement):
                         if binds(earlier, name):
                             value = bound_value(earlier, name)
-                            return Reaching(value=value, statement=earlier) if value is not None else None
+                            return Reaching(value=value, statement=earlier) if value is not None or unpacked \
+                                else None
                     elif binds(earlier, name):
                         return None  # bound on some path only
                 owner = self.parents.get(parent)

@@ -4,11 +4,13 @@ returning it) is not a read."""
 
 from __future__ import annotations
 
+import builtins
+
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
-    is_fresh, method_effect, storage_root, unpacked_from_new
+    is_fresh, method_effect, storage_root, torch_writes_nothing, unpacked_from_new
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses
 from teeth.equivalence.tensors import copying_index
 
@@ -367,13 +369,230 @@ class Reads:
 
     def _writes_no_argument(self, call: cst.Call) -> bool:
         effects = self.callees.effects(self.flow, call)
-        if effects is None:
-            return False
+        if effects is None or not effects.quiet:
+            return False  # unknown, or it writes a tensor it did not make (a global's, an attribute's)
         for arg in call.args:
             param = self.callees.parameter(self.flow, call, arg, effects)
             if param is None or param not in effects.returned:
                 return False
         return True
+
+
+    # -- writes a value of the function may see ------------------------------------------------------------------
+
+    def made_fresh(self, name: cst.Name) -> bool:
+        """Is the value `name` holds here a new tensor made by the one binding that reaches it (`y = x * 2`,
+        `vals, idx = x.sort()`): no name outside the function can hold its storage?"""
+        reaching = self.flow.reaching(name, unpacked=True)
+        if reaching is None or reaching.statement is None:
+            return False
+        if reaching.value is not None and self.fresh(reaching.value):
+            return True
+        return unpacked_from_new(reaching.statement, name.value, self.flow)
+
+    def quiet_from(self, node: cst.CSTNode) -> bool:
+        """`quiet_after` the statement that makes `node` (a compound one whole, when `node` is in its header), the
+        names that statement binds carrying the value."""
+        flow = self.flow
+        statement = flow.statement(node)
+        if statement is None:
+            part = flow.statement_part(node)
+            statement = flow.parent(part) if part is not None else None
+            if not isinstance(statement, cst.BaseCompoundStatement):
+                return False
+        carriers = set()
+        if isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
+            carriers = {n.value for t in targets for n in _walk(t.target) if isinstance(n, cst.Name)}
+        return self.quiet_after(statement, carriers)
+
+    def quiet_after(self, statement: cst.CSTNode, carriers: set[str]) -> bool:
+        """Can nothing that may run in `statement` or after it in its function write a tensor the function did not
+        make itself, while a value made there may still be read? A view of a tensor the function was given (an
+        argument, an attribute, a global) sees every write into that tensor's storage, through whatever name, a
+        copy none: another argument may be the same tensor (`f(x, x)`), an unknown callee may hold it. `carriers`:
+        the function's local names the value (or one derived from it) is bound to; a statement that comes after
+        every use of them cannot change what is read."""
+        flow = self.flow
+        function = _function_of(flow, statement)
+        if function is None or any(isinstance(n, (cst.Yield, cst.Await)) for n in _walk(function.body)):
+            return False  # a generator: its caller runs anything between two of its steps
+        scope = flow.function_scope(statement)
+        carried = _carried(self, scope, statement, carriers)
+        if carried is None:
+            return False
+        for later in [statement, *flow.after(statement)]:
+            if later is not statement and all(flow.runs_before(use, later) for use in carried):
+                continue  # every read of the value is over by then
+            if not self.writes_only_own(later):
+                return False
+        return True
+
+    def writes_only_own(self, part: cst.CSTNode) -> bool:
+        """Does `part` write only tensors (or containers) the function made itself and holds alone, and call only
+        what writes nothing else: torch calls with a row, Python's builtins, functions of the package that are
+        quiet, kernels of the file storing only into such tensors?"""
+        flow = self.flow
+        stack = [part]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Raise) and not self._caught(node):
+                continue  # the function ends there: nothing it reads later can see what the exception's making wrote
+            stack.extend(node.children)
+            if isinstance(node, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal)):
+                return False
+            if isinstance(node, cst.AugAssign) and not self._own_storage(node.target):
+                return False  # `x += y` writes a tensor in place
+            if isinstance(node, cst.AssignTarget) and not self._target_own(node.target):
+                return False
+            if isinstance(node, cst.Call) and not self._call_writes_only_own(node):
+                return False
+        return True
+
+    def _caught(self, node: cst.CSTNode) -> bool:
+        """Is `node` inside a `try` (or a `with`, whose exit may swallow an exception) of its function?"""
+        parent = self.flow.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(parent, (cst.Try, cst.TryStar, cst.With)):
+                return True
+            parent = self.flow.parent(parent)
+        return False
+
+    def _target_own(self, target: cst.BaseExpression) -> bool:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return all(self._target_own(e.value) for e in target.elements)
+        if isinstance(target, cst.StarredElement):
+            return self._target_own(target.value)
+        if isinstance(target, cst.Subscript):
+            return self._own_storage(target.value)  # `out[i] = v` writes out's storage
+        return True  # a name or an attribute is rebound: no tensor is written
+
+    def _call_writes_only_own(self, call: cst.Call) -> bool:
+        flow = self.flow
+        if self._own_function(call):
+            effects = self.callees.effects(flow, call)
+            return effects is not None and effects.quiet  # it writes none of its arguments either
+        kernel = flow.launched(call)
+        if kernel is not None:
+            stored = flow.kernel_effects(kernel).stored
+            for arg in call.args:
+                param = flow.launch_parameter(call, arg)
+                if param is None or (param in stored and not self._own_storage(arg.value)):
+                    return False
+            return True
+        if isinstance(call.func, cst.Name) and call.func.value in QUIET_BUILTINS and not flow.bound(call.func):
+            return True
+        row = call_effect(call, flow)
+        if row is None:
+            return torch_writes_nothing(call, flow)
+        if has_out(call):
+            out = next(a for a in call.args if a.keyword is not None and a.keyword.value == "out")
+            if not self._own_storage(out.value):
+                return False
+        if row.writes_receiver:
+            return isinstance(call.func, cst.Attribute) and self._own_storage(call.func.value)
+        return True
+
+    def _own_storage(self, expr: cst.BaseExpression) -> bool:
+        """Is `expr` (a view of) a local whose every binding in the function is a value made there, a new tensor, a
+        number, a string, a new container: something no other name outside the function can hold?"""
+        flow = self.flow
+        root = storage_root(expr, flow=flow)
+        if not isinstance(root, cst.Name):
+            return False
+        reaching = flow.reaching(root)
+        if reaching is not None and reaching.value is not None and reaching.statement is not None:
+            return _made_here(reaching.value, self, flow)  # the one binding that reaches here
+        scope = flow.function_scope(root)
+        if scope is None or root.value not in scope.assignments:
+            return False
+        for assignment in bindings(scope, root.value, flow):
+            if assignment.scope is not scope:
+                return False
+            node = assignment.node
+            holder = flow.parent(node)
+            if isinstance(holder, (cst.For, cst.CompFor)) and holder.target is node:
+                if not _counting(holder.iter, flow):
+                    return False
+                continue
+            if isinstance(holder, cst.AugAssign) and holder.target is node:
+                continue  # its earlier value is judged by the other bindings
+            value = assigned_value(flow.statement(node), root.value) if isinstance(node, cst.Name) else None
+            if value is None or not _made_here(value, self, flow):
+                return False
+        return True
+
+
+# Python's builtins that write no tensor: they make numbers, strings, containers and iterators of what they are given.
+QUIET_BUILTINS = frozenset(
+    "range enumerate zip reversed sorted list tuple dict set frozenset abs round sum any all divmod len isinstance "
+    "issubclass type hasattr min max int float bool str repr print format".split()) | frozenset(
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException))
+
+
+def _made_here(value: cst.BaseExpression, reads: Reads, flow: Flow) -> bool:
+    """A value nothing outside the function can hold: a new tensor, a literal, a new container, a count."""
+    if isinstance(value, (cst.BaseNumber, cst.BaseString, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp,
+                          cst.SetComp)):
+        return True
+    if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
+        return True
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in \
+            ("len", "int", "float", "bool", "list", "dict", "set") and not flow.bound(value.func):
+        return True
+    return reads.fresh(value)
+
+
+def _counting(iterable: cst.BaseExpression, flow: Flow) -> bool:
+    """`range(...)`: its elements are new integers."""
+    return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and \
+        iterable.func.value == "range" and not flow.bound(iterable.func)
+
+
+def _function_of(flow: Flow, node: cst.CSTNode) -> cst.FunctionDef | None:
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        if isinstance(node, (cst.ClassDef, cst.Lambda)):
+            return None
+        node = flow.parent(node)
+    return node
+
+
+def _carried(reads: Reads, scope, statement: cst.CSTNode, names: set[str]) -> list | None:
+    """Every use of `names` as `statement` binds them, and of the local names bound from an expression that may hand
+    one of them on (not a new value: `y = x.view(-1)`, not `y = x * 2`), closed under that; None when a name is not a
+    plain local of `scope`, or is iterated or entered (where its elements go is not followed)."""
+    flow = reads.flow
+    if scope is None:
+        return None
+    todo, done, found = [(name, statement) for name in names], set(), []
+    while todo:
+        name, binding = todo.pop()
+        if (name, id(binding)) in done:
+            continue
+        done.add((name, id(binding)))
+        if name not in scope.assignments or any(a.scope is not scope for a in scope.assignments[name]):
+            return None
+        for use in uses(scope, name, flow):
+            if not isinstance(use.node, cst.Name):
+                return None
+            reaching = flow.reaching(use.node, unpacked=True)
+            if reaching is not None and reaching.statement is not None and reaching.statement is not binding:
+                continue  # another binding reaches it on every path
+            found.append(use.node)
+            at = flow.statement(use.node) or flow.statement_part(use.node)
+            if isinstance(at, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                value = at.value
+                if value is not None and isinstance(at, (cst.Assign, cst.AnnAssign)):
+                    root = storage_root(value, flow=flow)
+                    if root is not value or not isinstance(root, cst.Name):
+                        if reads.fresh(root) or is_fresh(root, flow):
+                            continue  # a new value made of it
+                targets = at.targets if isinstance(at, cst.Assign) else [at]
+                for target in targets:
+                    todo.extend((n.value, at) for n in _walk(target.target) if isinstance(n, cst.Name))
+            elif at is None or isinstance(flow.parent(at), (cst.For, cst.With, cst.CompFor)):
+                return None
+    return found
 
 
 def _unpacked_to(assign: cst.Assign, value: cst.Tuple, element: cst.Element) -> cst.Name | None:

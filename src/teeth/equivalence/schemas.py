@@ -84,3 +84,28 @@ def schema_effect(name: str, method: bool) -> tuple[str, bool] | None:
         return None
     result = results.pop()
     return ("alias", True) if result == "in_place" else (result, False)
+
+
+# torch's submodules whose functions are ATen operators named with the submodule as a prefix (`torch.linalg.solve` is
+# aten::linalg_solve); a function of torch itself or of torch.nn.functional is aten::NAME.
+PREFIXED = {"torch.linalg": "linalg_", "torch.special": "special_", "torch.fft": "fft_"}
+PLAIN = ("torch", "torch.nn.functional")
+
+
+def operator_name(qualified: str) -> str | None:
+    """The ATen operator a function of torch stands for (`linalg_solve` for `torch.linalg.solve`), or None."""
+    module, _, name = qualified.rpartition(".")
+    if not name.isidentifier() or name.startswith("_"):
+        return None
+    if module in PREFIXED:
+        return PREFIXED[module] + name
+    return name if module in PLAIN else None
+
+
+@functools.lru_cache(maxsize=None)
+def writes_no_argument(name: str) -> bool:
+    """Does no overload of aten::NAME (its `out=` ones aside) write any of its arguments? Such an operator, composite
+    or not, only reads the tensors it is given; what it returns is not said."""
+    overloads = _overloads(name)
+    return overloads is not None and not any(
+        a.alias_info is not None and a.alias_info.is_write for _, schema in overloads for a in schema.arguments)
