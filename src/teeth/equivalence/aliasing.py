@@ -187,6 +187,17 @@ class ViewOnlyRead(Rule):
         "def f(full: Tensor, other: Tensor, n):\n    rows = full[:n]\n    try:\n        raise Oops(other)\n"
         "    except Oops:\n        pass\n    return rows.sum()\n",  # an exception caught: the function goes on
     )
+    # the base handed on or written elsewhere: a tensor the function did not make, nothing writing such a tensor
+    # while the view is read
+    suppresses += (
+        "def f(x: Tensor, k, self):\n    self.kept = x\n    head = x[:, :k]\n    return torch.cat([head, x], 1)\n",
+        "def f(self, n):\n    d = torch.diagonal(self.L)\n    return d.abs().log().sum()\n",
+    )
+    keeps += (
+        "def f(x: Tensor, k):\n    out = torch.zeros(3, 3)\n    head = out[:, :k]\n    out[0] = 1\n"
+        "    return head.sum()\n",  # a write into the function's own tensor: this one
+        "def f(self, x: Tensor, k):\n    head = self.buf[:, :k]\n    self.buf.zero_()\n    return head.sum()\n",
+    )
     suppresses += (
         "def f(full: Tensor, n, m):\n    rows = full[:n]\n    out = torch.zeros(m)\n    out[0] = 1\n    out += 2\n"
         "    return rows.sum() + out\n",  # writes only into what the function made
@@ -203,12 +214,15 @@ class ViewOnlyRead(Rule):
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        root = storage_root(mutant.node, flow=ctx.flow)
-        if not isinstance(root, cst.Name) or root is mutant.node or not is_tensor(mutant.node, ctx.flow) or \
-                not ctx.reads.only_read(mutant.node, set(), DEPTH):
+        node = mutant.node
+        root = storage_root(node, flow=ctx.flow)
+        if root is node or not is_tensor(node, ctx.flow) or not ctx.reads.only_read(node, set(), DEPTH):
             return False
-        return ctx.reads.name_only_read(root, {id(mutant.node)}, set(), DEPTH) and \
-            (ctx.reads.made_fresh(root) or ctx.reads.quiet_from(mutant.node))
+        if isinstance(root, cst.Name) and ctx.reads.name_only_read(root, {id(node)}, set(), DEPTH):
+            return ctx.reads.made_fresh(root) or ctx.reads.quiet_from(node)
+        # the base's names hand it on or write it: fine for a tensor the function did not make, when nothing may
+        # write such a tensor while the view is read (a write into the function's own tensors may be into this one)
+        return not ctx.reads.own_storage(root) and ctx.reads.quiet_from(node)
 
 
 @rule

@@ -441,7 +441,7 @@ class Reads:
             stack.extend(node.children)
             if isinstance(node, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal)):
                 return False
-            if isinstance(node, cst.AugAssign) and not self._own_storage(node.target):
+            if isinstance(node, cst.AugAssign) and not self.own_storage(node.target):
                 return False  # `x += y` writes a tensor in place
             if isinstance(node, cst.AssignTarget) and not self._target_own(node.target):
                 return False
@@ -464,7 +464,7 @@ class Reads:
         if isinstance(target, cst.StarredElement):
             return self._target_own(target.value)
         if isinstance(target, cst.Subscript):
-            return self._own_storage(target.value)  # `out[i] = v` writes out's storage
+            return self.own_storage(target.value)  # `out[i] = v` writes out's storage
         return True  # a name or an attribute is rebound: no tensor is written
 
     def _call_writes_only_own(self, call: cst.Call) -> bool:
@@ -477,7 +477,7 @@ class Reads:
             stored = flow.kernel_effects(kernel).stored
             for arg in call.args:
                 param = flow.launch_parameter(call, arg)
-                if param is None or (param in stored and not self._own_storage(arg.value)):
+                if param is None or (param in stored and not self.own_storage(arg.value)):
                     return False
             return True
         if isinstance(call.func, cst.Name) and call.func.value in QUIET_BUILTINS and not flow.bound(call.func):
@@ -487,13 +487,13 @@ class Reads:
             return torch_writes_nothing(call, flow)
         if has_out(call):
             out = next(a for a in call.args if a.keyword is not None and a.keyword.value == "out")
-            if not self._own_storage(out.value):
+            if not self.own_storage(out.value):
                 return False
         if row.writes_receiver:
-            return isinstance(call.func, cst.Attribute) and self._own_storage(call.func.value)
+            return isinstance(call.func, cst.Attribute) and self.own_storage(call.func.value)
         return True
 
-    def _own_storage(self, expr: cst.BaseExpression) -> bool:
+    def own_storage(self, expr: cst.BaseExpression) -> bool:
         """Is `expr` (a view of) a local whose every binding in the function is a value made there, a new tensor, a
         number, a string, a new container: something no other name outside the function can hold?"""
         flow = self.flow
