@@ -62,6 +62,7 @@ SLICE_OPERATORS = ("wrong_slice_start", "whole_batch", "view_to_copy")
     "def name(i):\n    return 'abcdef'[i:i + 2]\n",
     "def trailing(x):\n    return x.shape[1:]\n",  # sizes, not rows
     "def trailing(x):\n    return x.size()[-2:]\n",
+    "def trailing(x):\n    shape = x.shape\n    return shape[:-1] + shape[-1:]\n",  # a name bound once to sizes
 ])
 def test_slice_operators_leave_a_slice_of_text_or_sizes_alone(operator, source):
     assert mutants_of(*select_operators([operator]), source) == []
@@ -73,6 +74,7 @@ def test_slice_operators_leave_a_slice_of_text_or_sizes_alone(operator, source):
     "def rows(x: str, start):\n    x = torch.as_tensor(x)\n    return x[start:]\n",  # rebound to a tensor
     "def rows(x: torch.Tensor | str, start):\n    return x[start:]\n",  # may be a tensor
     "def rows(x, reduce: str):\n    return x[1:]\n",  # another name is the text
+    "def rows(x, n):\n    shape = x.shape\n    if n:\n        shape = x\n    return shape[1:]\n",  # bound twice
 ])
 def test_slice_operators_still_mutate_a_slice_that_may_be_rows(operator, source):
     assert mutants_of(*select_operators([operator]), source) != []

@@ -127,12 +127,14 @@ def _str_annotation(annotation: cst.BaseExpression) -> bool:
 def slices_no_rows(node: cst.Subscript, ctx: Context) -> bool:
     """Is the subscripted value no tensor of rows but text or sizes: a string literal, a parameter annotated `str`
     (or `Optional[str]`, `Literal["..."]`) that the function never rebinds (`reduce[-3:]` of `reduce: str`), or
-    `x.shape` / `x.size()`? Slicing those is no batch bug: the slice operators leave them alone."""
+    `x.shape` / `x.size()`, or a name the function binds once to one of those? Slicing those is no batch bug: the slice operators leave them alone."""
     value = node.value
     if isinstance(value, _STRINGS) or sizes(value):
         return True
     if not isinstance(value, cst.Name) or ctx.function is None:
         return False
+    if sizes(ctx.bindings.resolve(value)):
+        return True  # `shape = x.shape` bound once, then `shape[:-1]`
     function = ctx.function.node
     params = function.params
     annotated = [p for p in (*params.posonly_params, *params.params, *params.kwonly_params)
