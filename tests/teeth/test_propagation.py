@@ -17,6 +17,15 @@ def test_a_difference_is_measured_where_it_first_shows():
     assert _difference(torch.ones(2), torch.ones(3), "r")[0] == "r"
 
 
+def test_a_dict_keyed_by_each_runs_own_tensors_is_compared_in_order():
+    """An optimizer's state is keyed by its parameters: each run's copy has its own key tensors."""
+    first, second = torch.ones(2), torch.ones(2)
+    assert _difference({first: torch.zeros(3)}, {second: torch.zeros(3)}, "state") is None
+    assert _difference({first: torch.zeros(3)}, {second: torch.ones(3)}, "state")[0] == "state[key Tensor]"
+    assert _difference({first: torch.zeros(3)}, {torch.zeros(2): torch.zeros(3)}, "state")[0] == "state"
+    assert _difference({"a": 1}, {"b": 1}, "d")[0] == "d"
+
+
 def test_what_a_result_shares_storage_with_is_named_by_argument():
     batch, other = torch.arange(6.0), torch.zeros(2)
     assert _aliases(batch[2:], (other, batch)) == (2,)

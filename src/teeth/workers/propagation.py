@@ -221,10 +221,20 @@ def _difference(expected, actual, where: str, depth: int = 0) -> tuple[str, floa
                 return found
         return None
     if isinstance(expected, dict):
-        if not isinstance(actual, dict) or expected.keys() != actual.keys():
+        if not isinstance(actual, dict) or len(expected) != len(actual):
             return where, math.inf, math.inf
-        for key in expected:
-            found = _difference(expected[key], actual[key], f"{where}[{key!r}]", depth + 1)
+        if expected.keys() == actual.keys():
+            pairs = [(key, expected[key], actual[key]) for key in expected]
+        else:  # keys that are objects of each run (an optimizer's state, keyed by its parameters): in their order
+            pairs = []
+            for (key, x), (other, y) in zip(expected.items(), actual.items()):
+                if _difference(key, other, f"{where} key", depth + 1):
+                    return where, math.inf, math.inf
+                pairs.append((key, x, y))
+        for key, x, y in pairs:
+            label = f"{where}[{key!r}]" if isinstance(key, (int, str, bytes, bool, float, type(None))) else \
+                f"{where}[key {type(key).__name__}]"
+            found = _difference(x, y, label, depth + 1)
             if found:
                 return found
         return None
