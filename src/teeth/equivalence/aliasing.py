@@ -273,6 +273,27 @@ class ViewReadAtOnce(Rule):
         "from tensorflow import Tensor\n\ndef f(x: Tensor, n):\n    return torch.cat([x[:n], x])\n",
     )
 
+    # a parameter the function made sure is a tensor before the view, on every path (a type guard, or a method only
+    # tensors have called on it): any other value raises there, in the mutant as in the original
+    suppresses += (
+        "import torch\n\ndef f(t):\n    assert isinstance(t, torch.Tensor), 't'\n    return len(t[1:])\n",
+        "import torch\n\ndef f(t):\n    if not torch.is_tensor(t):\n        raise TypeError('t')\n"
+        "    return len(t[1:])\n",
+        "def f(t, n):\n    d = t.dim()\n    return len(t[:n]) * d\n",
+        "import torch\n\ndef f(t, n):\n    assert n > 0 and isinstance(t, torch.Tensor)\n    for i in range(n):\n"
+        "        total = len(t[i:])\n    return total\n",
+    )
+    keeps += (
+        "import torch\n\ndef f(t, flag):\n    if flag:\n        assert isinstance(t, torch.Tensor)\n"
+        "    return len(t[1:])\n",  # made sure on one path only
+        "def f(t, flag):\n    n = flag and t.dim()\n    return len(t[1:])\n",  # a method called on some runs only
+        "import numpy as np\n\ndef f(t):\n    assert isinstance(t, np.ndarray)\n    return len(t[1:])\n",
+        "import torch\n\ndef f(t):\n    if not isinstance(t, torch.Tensor):\n        print('t')\n"
+        "    return len(t[1:])\n",  # a check that does not stop the run
+        "import torch\n\ndef f(t):\n    assert isinstance(t, torch.Tensor) or t is None\n    return len(t[1:])\n",
+        "def f(t, n):\n    return len(t[:n]) * t.dim()\n",  # the method runs after the view
+    )
+
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         return is_tensor(mutant.node, ctx.flow) and ctx.reads.read_here(mutant.node) and \
             ctx.reads.writes_nothing(ctx.flow.statement_part(mutant.node))

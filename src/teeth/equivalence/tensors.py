@@ -108,6 +108,82 @@ def _param_is_tensor(param: cst.Param, flow: Flow) -> bool:
     return _tensor_annotation(param.annotation.annotation, optional=True, flow=flow)
 
 
+def _checked_before(use: cst.Name, flow: Flow) -> bool:
+    """Has the function, on every path to `use` (a parameter's name, not rebound), made sure the value is a tensor:
+    `assert isinstance(x, torch.Tensor)` (or `torch.is_tensor(x)`), `if not isinstance(x, Tensor): raise ...`, or a
+    statement that calls a method only tensors have on it (`n = x.dim()`)? Any other value raises there, before the
+    view, in the mutant as in the original."""
+    name = use.value
+    node = flow.statement(use) or flow.statement_part(use)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        parent = flow.parent(node)
+        if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine)):
+            body = list(parent.body)
+            if any(_guards(earlier, name, flow) for earlier in body[:body.index(node)]):
+                return True
+        node = parent
+    return False
+
+
+def _guards(statement: cst.CSTNode, name: str, flow: Flow) -> bool:
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(_guards(small, name, flow) for small in statement.body)
+    if isinstance(statement, cst.Assert):
+        return any(_tensor_test(part, name, flow) for part in _conjuncts(statement.test))
+    if isinstance(statement, cst.If) and isinstance(statement.test, cst.UnaryOperation) and \
+            isinstance(statement.test.operator, cst.Not) and _tensor_test(statement.test.expression, name, flow):
+        body = statement.body.body
+        last = body[-1] if body else None
+        return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
+    if isinstance(statement, (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)):
+        return any(_tensor_method_on(node, name) for node in _unconditional(statement))
+    return False
+
+
+# Methods a tensor has that return no tensor, and Python's lists, tuples and numpy arrays lack (numpy's `size` is
+# a number, not callable): a call of one raises on anything else.
+TENSOR_ONLY_QUERIES = frozenset("dim size numel nelement element_size is_floating_point is_contiguous stride "
+                                "storage_offset data_ptr".split())
+
+
+def _conjuncts(test: cst.BaseExpression):
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _conjuncts(test.left)
+        yield from _conjuncts(test.right)
+    else:
+        yield test
+
+
+def _tensor_test(test: cst.BaseExpression, name: str, flow: Flow) -> bool:
+    """`isinstance(name, torch.Tensor)` or `torch.is_tensor(name)`."""
+    if not isinstance(test, cst.Call) or not test.args or not isinstance(test.args[0].value, cst.Name) or \
+            test.args[0].value.value != name:
+        return False
+    if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and not flow.bound(test.func):
+        return len(test.args) == 2 and _tensor_type(test.args[1].value, flow)
+    return flow.qualified(test.func) == "torch.is_tensor"
+
+
+def _unconditional(node: cst.CSTNode):
+    """The nodes of a statement that always run with it: not inside a conditional expression, a boolean operation's
+    later operand, a lambda or a comprehension."""
+    yield node
+    for child in node.children:
+        if isinstance(child, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            continue
+        if isinstance(node, cst.IfExp) and child is not node.test:
+            continue
+        if isinstance(node, cst.BooleanOperation) and child is node.right:
+            continue
+        yield from _unconditional(child)
+
+
+def _tensor_method_on(node: cst.CSTNode, name: str) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+        isinstance(node.func.value, cst.Name) and node.func.value.value == name and \
+        node.func.attr.value in TENSOR_ONLY | TENSOR_ONLY_QUERIES
+
+
 def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
@@ -173,7 +249,7 @@ def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int)
     reaching = flow.reaching(use)
     if reaching is not None:
         if reaching.param is not None:
-            return _param_is_tensor(reaching.param, flow)
+            return _param_is_tensor(reaching.param, flow) or _checked_before(use, flow)
         return is_tensor(reaching.value, flow, seen, depth)
     scope = flow.scopes.get(use)
     found = list(scope[use.value]) if scope is not None else []
