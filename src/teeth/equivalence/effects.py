@@ -280,6 +280,9 @@ def is_fresh(expr: cst.BaseExpression, flow=None) -> bool:
     if not isinstance(expr, cst.Call) or has_out(expr):
         return False
     row = call_effect(expr, flow)
+    if row is not None and row.writes_receiver and isinstance(expr.func, cst.Attribute) and \
+            function_name(expr, flow) is None:
+        return is_fresh(expr.func.value, flow)  # an in-place method returns its receiver: `(a / b).rsqrt_()`
     return row is not None and row.result == "fresh"
 
 

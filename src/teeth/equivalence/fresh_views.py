@@ -40,6 +40,12 @@ class ViewOfFresh(Rule):
         "def f(xs, ys):\n    return (xs + ys)[1:]\n",  # maybe two lists joined: no .clone()
     )
 
+    suppresses += (  # an in-place method returns its receiver: new when the receiver is
+        "def f(a: Tensor, b: Tensor):\n    return helper((a / b).rsqrt_().unsqueeze(-1))\n",
+    )
+    keeps += (
+        "def f(a: Tensor, b: Tensor):\n    return helper(a.rsqrt_().unsqueeze(-1))\n",  # the caller's tensor
+    )
     suppresses += (  # nonzero's result is a tensor unless as_tuple= says otherwise; a paired unpacking's values
         "def f(m: Tensor):\n    rows = m.nonzero(as_tuple=False).squeeze(1)\n    return rows.repeat(2)\n",
         "def f(a, i):\n    m, k = a.bool(), i\n    rows = m[k].nonzero().squeeze(1)\n    return rows.repeat(2)\n",
