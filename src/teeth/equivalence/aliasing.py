@@ -211,6 +211,12 @@ class ViewOnlyRead(Rule):
         "    y = g(other)\n    return rows.sum() + y\n",  # a function of the package that writes nothing
         "def f(x: Tensor, k):\n    vals, idx = x.sort()\n    top = idx[:, :k]\n    helper(x)\n"
         "    return top.sum()\n",  # a view of a new tensor nothing else holds: no other name can write it
+        "def f(x: Tensor, k):\n    rows = x[:k]\n    vals, idx = x.sort()\n    vals.mul_(2)\n"
+        "    return rows.sum() + vals\n",  # a write into a new tensor unpacked from a call
+    )
+    keeps += (
+        "def f(x: Tensor, k, pair):\n    rows = x[:k]\n    vals, idx = pair\n    vals.mul_(2)\n"
+        "    return rows.sum() + vals\n",  # unpacked from what the caller gave: maybe x
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:

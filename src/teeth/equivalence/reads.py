@@ -500,8 +500,10 @@ class Reads:
         root = storage_root(expr, flow=flow)
         if not isinstance(root, cst.Name):
             return False
-        reaching = flow.reaching(root)
-        if reaching is not None and reaching.value is not None and reaching.statement is not None:
+        reaching = flow.reaching(root, unpacked=True)
+        if reaching is not None and reaching.statement is not None:
+            if reaching.value is None:  # `vals, idx = x.sort()`
+                return unpacked_from_new(reaching.statement, root.value, flow)
             return _made_here(reaching.value, self, flow)  # the one binding that reaches here
         scope = flow.function_scope(root)
         if scope is None or root.value not in scope.assignments:
