@@ -116,6 +116,19 @@ class ViewOnlyRead(Rule):
     keeps += (  # Python's max returns one of its arguments itself: maybe the view
         "def f(x: Tensor, y: Tensor, n):\n    return max(x[:n], y)\n",
     )
+    # a function of torch the table has no row for, whose schema writes none of its arguments (a composite one may
+    # hand an argument back: its result is followed like the view's)
+    suppresses += (
+        "import torch.nn.functional as F\n\ndef f(x: Tensor, y: Tensor, n):\n    rows = x[:, :n]\n"
+        "    loss = F.cosine_similarity(rows, y)\n    return loss.mean()\n",
+        "import torch\n\ndef f(a: Tensor, b: Tensor, n):\n    return torch.linalg.solve(a[:n, :n], b).sum()\n",
+    )
+    keeps += (
+        "import torch.nn.functional as F\n\ndef f(x: Tensor, y: Tensor, n):\n    rows = x[:, :n]\n"
+        "    return F.cosine_similarity(rows, y)\n",  # returned: maybe the view itself, for all the schema says
+        "import torch\n\ndef f(x: Tensor, i: Tensor, v: Tensor, n):\n    rows = x[:n]\n"
+        "    torch.index_put_(rows, (i,), v)\n    return x\n",  # its schema writes its first argument
+    )
     # a torch function told to write its input in place (its `inplace` parameter, read from its signature)
     suppresses += (
         "def f(x: Tensor, n):\n    rows = x[:n]\n    return F.relu(rows, inplace=False).sum() + F.silu(rows).sum()\n",

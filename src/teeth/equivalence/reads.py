@@ -119,6 +119,8 @@ class Reads:
             row = function_effect(call, flow) if not self._own_function(call) else None
             if row is not None and row.result == "alias" and call.args and call.args[0] is parent:
                 return self.only_read(call, seen, depth - 1, bind)  # torch.narrow(rows, ...): another view
+            if row is None and not self._own_function(call) and torch_writes_nothing(call, flow):
+                return self.only_read(call, seen, depth - 1, bind)  # writes nothing, may hand it back (composite)
             return self.read_by_fresh_receiver(call) or self.read_by_kernel(call, parent) or \
                 self.read_by_callee(call, parent, seen, depth, bind)
         if isinstance(parent, cst.Element):
@@ -275,6 +277,9 @@ class Reads:
             parent = flow.parent(container)
         if isinstance(parent, cst.Arg) and not parent.star:
             call = flow.parent(parent)
+            if isinstance(call, cst.Call) and function_effect(call, flow) is None and not self._own_function(call) \
+                    and torch_writes_nothing(call, flow):
+                return self.read_here(call, depth - 1)  # writes nothing, may hand it back: its result read at once
             return isinstance(call, cst.Call) and (_reads_only(call, self.callees, self.flow) or
                                                    self.read_by_callee(call, parent))
         return False
@@ -363,6 +368,8 @@ class Reads:
                     return False
                 continue
             row = call_effect(node, self.flow)
+            if row is None and torch_writes_nothing(node, self.flow):
+                continue
             if has_out(node) or row is None or row.writes_receiver:
                 return False
         return True
