@@ -55,6 +55,9 @@ QUIET = (  # (code, writes no tensor by torch's own word): torch's functions wit
     ("torch.linalg.solve(a, b)", True), ("F.cosine_similarity(a, b)", True), ("torch.jit.is_scripting()", True),
     ("torch.special.expit(a)", True), ("torch.index_put_(a, (i,), b)", False), ("torch.relu_(a)", False),
     ("torch.linalg.solve(a, b, out=c)", False), ("F.relu(a, inplace=True)", False), ("np.linalg.solve(a, b)", False),
+    # the schema says nothing of it, torch's SchemaInfo does: the running statistics are written when training
+    ("torch.batch_norm(a, None, None, b, b, True, 0.1, 1e-5, False)", False),
+    ("F.instance_norm(a, b, b, use_input_stats=True)", False),
 )
 
 
@@ -74,3 +77,14 @@ def test_a_torch_function_writes_nothing_when_its_schema_writes_no_argument(code
         before = (a.clone(), b.clone())
         eval(code, {"torch": torch, "F": F, "a": a, "b": b})
         assert torch.equal(a, before[0]) and torch.equal(b, before[1])
+
+
+def test_batch_norm_writes_its_running_statistics_though_its_schema_does_not_say():
+    from teeth.equivalence.schemas import writes_no_argument
+
+    schema = torch.ops.aten.batch_norm.default._schema
+    assert not any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+    mean, var = torch.zeros(3), torch.ones(3)
+    torch.batch_norm(torch.randn(4, 3) + 5, None, None, mean, var, True, 0.1, 1e-5, False)
+    assert mean.abs().sum() > 0  # written in place
+    assert not writes_no_argument("batch_norm")

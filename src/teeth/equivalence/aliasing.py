@@ -292,6 +292,13 @@ class ViewReadAtOnce(Rule):
         "from tensorflow import Tensor\n\ndef f(x: Tensor, n):\n    return torch.cat([x[:n], x])\n",
     )
 
+    # a function of torch the table lacks whose schema returns a tensor: its result is one
+    suppresses += (
+        "import torch\n\ndef f(a: Tensor, n):\n    return torch.linalg.cholesky(a).diagonal().log().sum()\n",
+    )
+    keeps += (
+        "import torch\n\ndef f(a: Tensor, n):\n    return len(torch.linalg.qr(a)[1:])\n",  # a tuple's slice
+    )
     # a parameter the function made sure is a tensor before the view, on every path (a type guard, or a method only
     # tensors have called on it): any other value raises there, in the mutant as in the original
     suppresses += (

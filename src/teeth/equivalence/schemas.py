@@ -30,6 +30,19 @@ def _overloads(name: str) -> list | None:
     return found or None
 
 
+def _written(schema) -> list:
+    """The arguments the operator may write: annotated `(a!)`, or named by torch's own list of operators whose schema
+    does not say so (`torch._C._SchemaInfo`: `batch_norm` writes `running_mean` and `running_var` when training)."""
+    import torch
+
+    try:
+        info = torch._C._SchemaInfo(schema)
+        return [a for i, a in enumerate(schema.arguments)
+                if info.is_mutable(torch._C._SchemaArgument(torch._C._SchemaArgType.input, i))]
+    except (AttributeError, RuntimeError, TypeError):
+        return [a for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+
+
 def _composite(qualified: str) -> bool | None:
     """Has the operator a CompositeImplicitAutograd kernel; None when the dispatcher does not know it (a schema with no
     operator registered behind it, `aten::grad`)."""
@@ -62,7 +75,7 @@ def schema_effect(name: str, method: bool) -> tuple[str, bool] | None:
         arguments = list(schema.arguments)
         first = arguments[0] if arguments else None
         first_set = set(first.alias_info.before_set) if first is not None and first.alias_info is not None else set()
-        written = [a for a in arguments if a.alias_info is not None and a.alias_info.is_write]
+        written = _written(schema)
         if written:
             if not method or written != [first]:
                 return None  # a function that writes an argument, or a method writing another tensor
@@ -95,7 +108,7 @@ PLAIN = ("torch", "torch.nn.functional")
 def operator_name(qualified: str) -> str | None:
     """The ATen operator a function of torch stands for (`linalg_solve` for `torch.linalg.solve`), or None."""
     module, _, name = qualified.rpartition(".")
-    if not name.isidentifier() or name.startswith("_"):
+    if not name.isidentifier() or name.startswith("__"):
         return None
     if module in PREFIXED:
         return PREFIXED[module] + name
@@ -104,8 +117,15 @@ def operator_name(qualified: str) -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def writes_no_argument(name: str) -> bool:
-    """Does no overload of aten::NAME (its `out=` ones aside) write any of its arguments? Such an operator, composite
-    or not, only reads the tensors it is given; what it returns is not said."""
+    """Does no overload of aten::NAME (its `out=` ones aside) write any of its arguments (`_written`)? Such an
+    operator, composite or not, only reads the tensors it is given; what it returns is not said."""
     overloads = _overloads(name)
-    return overloads is not None and not any(
-        a.alias_info is not None and a.alias_info.is_write for _, schema in overloads for a in schema.arguments)
+    return overloads is not None and not any(_written(schema) for _, schema in overloads)
+
+
+@functools.lru_cache(maxsize=None)
+def returns_tensors_only(name: str) -> bool:
+    """Does every overload of aten::NAME (its `out=` ones aside) return exactly one tensor (not a list, not optional)?"""
+    overloads = _overloads(name)
+    return overloads is not None and all(
+        len(schema.returns) == 1 and str(schema.returns[0].type) == "Tensor" for _, schema in overloads)

@@ -7,6 +7,7 @@ import libcst as cst
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY, TENSOR_TUPLE_ATTRIBUTES, TUPLES, \
     dotted, function_effect, method_effect
 from teeth.equivalence.flow import Flow, assigned_value
+from teeth.equivalence.schemas import operator_name, returns_tensors_only
 
 _ANNOTATIONS = ("Tensor", "torch.Tensor")
 _DEPTH = 8
@@ -57,6 +58,16 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
     return False
 
 
+def returns_tensors(call: cst.Call, flow: Flow) -> bool:
+    """Is `call` a function of torch (by the file's imports) that stands for an ATen operator every overload of
+    which returns tensors only (`torch.linalg.cholesky`, `torch.linalg.solve_triangular`)?"""
+    qualified = flow.qualified(call.func)
+    if qualified is None or not qualified.startswith("torch."):
+        return False
+    operator = operator_name(qualified)
+    return operator is not None and returns_tensors_only(operator)
+
+
 def _paired(targets: cst.BaseExpression, value: cst.BaseExpression) -> bool:
     """`a, b = x, y`: a tuple of names given a tuple literal of as many values, nothing starred."""
     return isinstance(targets, (cst.Tuple, cst.List)) and isinstance(value, cst.Tuple) and \
@@ -92,7 +103,11 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
         return False
     if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
         row = function_effect(expr, flow)
+        if row is None and returns_tensors(expr, flow):
+            return True
         return row is not None and row.result != "scalar"
+    if returns_tensors(expr, flow):  # torch.linalg.solve_triangular(...): its schema returns tensors
+        return True
     row = method_effect(expr, flow)  # a method: of a tensor, or one only tensors have
     return row is not None and row.result != "scalar" and (
         func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
