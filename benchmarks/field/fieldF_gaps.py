@@ -1,7 +1,10 @@
-"""Small fixed-seed scenarios that reach each triaged mutant's code; run on the original and on a patched copy.
+"""Fixed-seed scenarios that reach vector-quantize-pytorch 1.31.0's surviving domain mutants (docs/field/fieldF.md).
 
-Usage: python demo.py PKG_PARENT OUT.pt  (PKG_PARENT holds the vector_quantize_pytorch folder to import)
-A scenario whose recorded values differ between the original and a mutant is an input a test can pin to kill it.
+    python benchmarks/field/fieldF_gaps.py PKG_PARENT OUT.pt   # PKG_PARENT holds a vector_quantize_pytorch folder
+
+Not part of any measured suite. Run once on a copy of the released package and once on a copy with one survivor's
+diff applied (`patch -p1`), then the two OUT.pt compared value by value (/work/notes/s7/fieldF_hand/demo.sh): a
+scenario whose recorded values differ, or that raises in one of them, is an input a test can pin to kill that mutant.
 """
 import sys
 sys.path.insert(0, sys.argv[1])
