@@ -1,6 +1,6 @@
-"""Fixed-seed scenarios that reach vector-quantize-pytorch 1.31.0's surviving domain mutants (docs/field/fieldF.md).
+"""Fixed-seed scenarios that reach vector-quantize-pytorch 1.31.0's surviving domain mutants (docs/field/vector_quantize_pytorch.md).
 
-    python benchmarks/field/fieldF_gaps.py PKG_PARENT OUT.pt   # PKG_PARENT holds a vector_quantize_pytorch folder
+    python benchmarks/field/vector_quantize_pytorch_gaps.py PKG_PARENT OUT.pt   # PKG_PARENT holds a vector_quantize_pytorch folder
 
 Not part of any measured suite. Run once on a copy of the released package and once on a copy with one survivor's
 diff applied (`patch -p1`), then the two OUT.pt compared value by value (/work/notes/s7/fieldF_hand/demo.sh): a
