@@ -26,6 +26,22 @@ def test_a_dict_keyed_by_each_runs_own_tensors_is_compared_in_order():
     assert _difference({"a": 1}, {"b": 1}, "d")[0] == "d"
 
 
+def test_a_partial_held_by_an_object_is_compared_by_what_it_holds():
+    import copy
+    import functools
+
+    class Holder:
+        def __init__(self, scale):
+            self.fn = functools.partial(torch.mul, other=scale)
+
+    held = Holder(torch.ones(2))
+    assert _difference(held, copy.deepcopy(held), "self") is None
+    assert _difference(held, Holder(torch.zeros(2)), "self")[0].startswith("self")
+    other = Holder(torch.ones(2))
+    other.fn = functools.partial(torch.add, other=torch.ones(2))
+    assert _difference(held, other, "self") == ("self['fn']", float("inf"), float("inf"))
+
+
 def test_what_a_result_shares_storage_with_is_named_by_argument():
     batch, other = torch.arange(6.0), torch.zeros(2)
     assert _aliases(batch[2:], (other, batch)) == (2,)

@@ -5,6 +5,7 @@ are compared; a survivor's why says whether a difference reached them."""
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import math
 import random
@@ -247,6 +248,10 @@ def _difference(expected, actual, where: str, depth: int = 0) -> tuple[str, floa
         return where, math.inf, math.inf
     if isinstance(expected, (int, str, bytes, bool, complex, type(None))):
         return None if expected == actual else (where, math.inf, math.inf)
+    if isinstance(expected, functools.partial):  # a copy is a new partial of the same function: compare what it holds
+        if expected.func is not actual.func:
+            return where, math.inf, math.inf
+        return _difference((expected.args, expected.keywords), (actual.args, actual.keywords), where, depth + 1)
     if hasattr(expected, "__dict__") and not isinstance(expected, type) and not callable(expected):
         return _difference(vars(expected), vars(actual), where, depth + 1)
     if hasattr(expected, "__dict__") and isinstance(getattr(expected, "_parameters", None), dict):
