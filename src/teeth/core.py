@@ -201,6 +201,8 @@ class MutantScenario(Scenario):
     # each test's own deadline (seconds from the moment the child says it runs it); a test not named here has only
     # the mutant's `timeout`
     test_timeouts: dict[str, float] | None = None
+    # its code ran while pytest collected the tests: they are collected again in its child, with it in place
+    recollect: bool = False
 
     @property
     def ident(self) -> str:

@@ -32,6 +32,8 @@ class CoverageMap:
     durations: dict[str, float]
     failures: dict[str, str]
     by_line: dict[tuple[str, int], set[str]] = field(default_factory=dict)
+    collection: set[tuple[str, int]] = field(default_factory=set)  # function lines run while tests were collected
+    imported_collecting: set[str] = field(default_factory=set)  # files imported while the tests were collected
 
     @classmethod
     def from_baseline(cls, tests: dict[str, dict]) -> CoverageMap:
@@ -44,7 +46,18 @@ class CoverageMap:
             for path, lines in record["lines"].items():
                 for line in lines:
                     result.by_line.setdefault((path, line), set()).add(test)
+            for path, lines in (record.get("collection") or {}).items():
+                result.collection.update((path, line) for line in lines)
+                result.imported_collecting.add(path)
         return result
+
+    def collected(self, path: str, lines: list[int], module_level: bool) -> bool:
+        """Did the code at `lines` run while pytest collected the tests (`workers.coverage.CollectionLines`): a
+        function's lines that ran then, or module-level code of a file imported then?"""
+        real = os.path.realpath(path)
+        if module_level:
+            return real in self.imported_collecting
+        return any((real, line) in self.collection for line in lines)
 
     def tests_for(self, path: str, lines: list[int], module_level: bool) -> list[str]:
         """Tests that execute any of `lines`, fastest first; every test for module-level code."""

@@ -113,6 +113,8 @@ def plan(scenarios: list, by_id: dict, timeout: float) -> tuple[Infection | None
     sources: dict[str, tuple | None] = {}
     for scenario in scenarios:
         mutant = by_id[scenario.id]
+        if scenario.recollect:
+            continue  # its code ran while the tests were collected, where no probe of a test sees it
         if mutant.path not in sources:
             try:
                 text = read_source(Path(mutant.path))

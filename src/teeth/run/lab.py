@@ -353,9 +353,10 @@ class Lab:
                 continue
             if history is not None and not self.full_matrix:
                 tests = history.order(mutant, tests)  # killer-first: the likely killer runs before the rest
+            recollect = coverage.collected(mutant.path, mutant.lines, module_level=not mutant.swap)
             scenarios.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
-                                            tests=tests, full_matrix=self.full_matrix,
-                                            **coverage.deadlines(tests, self.target)))
+                                            tests=tests, full_matrix=self.full_matrix and not recollect,
+                                            recollect=recollect, **coverage.deadlines(tests, self.target)))
         return scenarios, immediate
 
     def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:

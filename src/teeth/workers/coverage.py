@@ -45,3 +45,50 @@ def measure(items: list, files: list[str], run_item: Callable, concurrency: list
                 if context in tests:
                     tests[context]["lines"].setdefault(os.path.realpath(measured), []).append(line)
     return tests
+
+
+class CollectionLines:
+    """The lines of the target's functions that run while pytest collects the tests (an object a `parametrize` list
+    builds, a test module's top calling the target): before any test, so no test's coverage holds them, and a
+    mutant forked after collection finds their results made by the unmutated code. Module-level lines (a `def`, an
+    import) are not listed: a file listed at all was imported while collecting, and its module-level code ran."""
+
+    def __init__(self, files: list[str]):
+        self.files = [os.path.realpath(f) for f in files]
+        include = [re.sub(r"[][*?]", "?", f) for f in self.files]
+        self.cov = coverage.Coverage(data_file=None, include=include, config_file=False) if self.files else None
+
+    def start(self) -> None:
+        if self.cov is not None:
+            self.cov.start()
+
+    def stop(self) -> dict[str, list[int]]:
+        """{file: the lines of its function bodies that ran} for every file that ran at all (imported: its
+        module-level code ran, maybe with no function line), once."""
+        if self.cov is None:
+            return {}
+        self.cov.stop()
+        data, self.cov = self.cov.get_data(), None
+        found = {}
+        for measured in data.measured_files():
+            ran = data.lines(measured) or []
+            if ran:
+                bodies = _body_lines(measured)
+                found[os.path.realpath(measured)] = sorted(line for line in ran if line in bodies)
+        return found
+
+
+def _body_lines(path: str) -> set[int]:
+    """The lines of the statements inside the functions of the file at `path` (nested ones too)."""
+    import ast
+
+    try:
+        tree = ast.parse(open(path, "rb").read())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for statement in node.body:
+                lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    return lines

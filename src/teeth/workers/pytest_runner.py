@@ -15,7 +15,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from teeth.core import Check, Infection, MutantScenario, Outcome, Status, WorkerFailure
-from teeth.workers.coverage import measure
+from teeth.workers.coverage import CollectionLines, measure
 from teeth.workers.shadowing import shadowing
 from teeth.workers import interpreter
 from teeth.workers.apply import MutantNotApplied, clear_caches, install_schema, prepare_mutant
@@ -89,13 +89,18 @@ class PytestRunner:
     """Runs collected pytest items: the baseline with per-test coverage, a mutant's tests until one fails."""
 
     def __init__(self, items: dict, files: list[str], copies: dict[str, str] | None = None,
-                 concurrency: list[str] | None = None):
+                 concurrency: list[str] | None = None, collection: dict[str, list[int]] | None = None,
+                 args: list[str] | None = None):
         """`copies`: a target file -> its copy in the scratch tree, where the tests may import it from instead;
-        `concurrency`: coverage.py's concurrency models for the baseline (None: those the tests import)."""
+        `concurrency`: coverage.py's concurrency models for the baseline (None: those the tests import);
+        `collection`: the lines of the target's functions that ran while pytest collected the tests
+        (`CollectionLines`); `args`: pytest's arguments, for a mutant that must be collected again."""
         self.items, self.files = items, files
         self.concurrency = concurrency
         self.copies = copies or {}
         self.originals = {os.path.realpath(copy): file for file, copy in self.copies.items()}
+        self.collection = {self.originals.get(path, path): lines for path, lines in (collection or {}).items()}
+        self.args = list(args or [])
         self.random = RandomStates()  # each test's random state in the baseline, restored before it in later children
 
     def baseline(self, only: list[str] | None, report: Callable[[Running], object] = lambda running: None,
@@ -139,6 +144,11 @@ class PytestRunner:
                     break
         for record in tests.values():  # lines of a copy are lines of the target's file
             record["lines"] = {self.originals.get(path, path): lines for path, lines in record["lines"].items()}
+            if self.collection:  # what ran while the tests were collected: any test may see what it made
+                for path, lines in self.collection.items():
+                    if lines:
+                        record["lines"][path] = sorted({*record["lines"].get(path, ()), *lines})
+                record["collection"] = self.collection
         shadowed = shadowing([*self.files, *self.copies.values()])
         if shadowed:
             shadowed = (self.originals.get(shadowed[0], shadowed[0]), shadowed[1])
@@ -231,6 +241,18 @@ class PytestRunner:
         test_seconds = 0.0
         matrix: list[list] = []  # --full-matrix: every test's verdict; otherwise the first failure stops
         first = None
+        if scenario.recollect:  # its code ran while the tests were collected: collect them again, as by hand
+            started = time.perf_counter()
+            report(Running(scenario.tests[0] if scenario.tests else "collection", 1))
+            first, ran = self._collected_again(scenario.tests)
+            test_seconds = time.perf_counter() - started
+            if first:
+                return Outcome(scenario.id, Status.KILLED, killed_by=first["test"], check=first["check"],
+                               detail=first["detail"], tests_run=ran, test_seconds=test_seconds)
+            return Outcome(scenario.id, Status.SURVIVED, tests_run=ran, test_seconds=test_seconds,
+                           why="unmeasured" if scenario.compare else None,
+                           detail="collected again with the mutant in place: its outputs were not compared"
+                           if scenario.compare else None)
         for count, nodeid in enumerate(scenario.tests, 1):
             report(Running(nodeid, count))
             started = time.perf_counter()
@@ -249,6 +271,19 @@ class PytestRunner:
         return Outcome(scenario.id, Status.SURVIVED, tests_run=len(matrix), test_seconds=test_seconds, matrix=full,
                        why=why, detail=detail)
 
+    def _collected_again(self, tests: list[str]) -> tuple[dict | None, int]:
+        """In a mutant's child, with the mutant in place: the test modules (and conftests) imported again and `tests`
+        collected and run by a new pytest session, until one fails (a collection error is a failure, as in a plain
+        run). (first failure, how many tests ran)."""
+        wanted = {os.path.realpath(str(item.path)) for item in self.items.values()}
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and (os.path.realpath(file) in wanted or os.path.basename(file) == "conftest.py"):
+                del sys.modules[name]
+        again = _Again(set(tests))
+        pytest.main([*self.args, "-p", "no:cacheprovider"], plugins=[again])
+        return again.failure, again.ran
+
     def _originals(self, scenario: MutantScenario) -> tuple:
         """(the functions the mutant is swapped into, their original code), before it is."""
         for path in (scenario.path, self.copies.get(scenario.path)):
@@ -261,6 +296,41 @@ class PytestRunner:
         raise Unmeasured(f"{scenario.swap or 'module-level code'}: not found in the modules the tests imported")
 
 
+class _Again:
+    """A pytest plugin for a session run again in a mutant's child: only the mutant's tests, stopped at the first
+    failure, which it keeps."""
+
+    def __init__(self, tests: set[str]):
+        self.tests, self.failure, self.ran, self.session = tests, None, 0, None
+
+    def pytest_sessionstart(self, session):
+        self.session = session
+
+    def pytest_collection_modifyitems(self, items, config):
+        kept = [item for item in items if item.nodeid in self.tests]
+        dropped = [item for item in items if item.nodeid not in self.tests]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+
+    def pytest_collectreport(self, report):
+        if report.failed and self.failure is None:  # a test of that file (it passed in the baseline) is the killer
+            lines = str(report.longrepr or "").strip().splitlines()
+            tests = sorted(self.tests)
+            test = next((t for t in tests if report.nodeid and t.startswith(report.nodeid)), tests[0] if tests else "")
+            self.failure = {"test": test, "check": Check.BEHAVIOUR,
+                            "detail": (f"collecting {report.nodeid or 'the tests'} failed: "
+                                       + (lines[-1] if lines else ""))[:300]}
+
+    def pytest_runtest_logreport(self, report):
+        self.ran += report.when == "call"
+        if report.failed and self.failure is None:
+            self.failure = {"test": report.nodeid, "check": getattr(report, "teeth_check", None) or Check.BEHAVIOUR,
+                            "detail": _reason(report)[:300]}
+            if self.session is not None:
+                self.session.shouldstop = "a test failed"
+
+
 class WorkerPlugin:
     """A pytest plugin that hands the run loop to the supervisor once collection is done."""
 
@@ -268,6 +338,7 @@ class WorkerPlugin:
         self.spec, self.channel, self.protection = spec, channel, protection
         self.collect_errors: list[str] = []
         self.served = False
+        self.collecting: CollectionLines | None = None  # started before pytest collects (`main`)
 
     def pytest_runtest_logreport(self, report):
         if report.failed:
@@ -309,9 +380,11 @@ class WorkerPlugin:
                 self.channel.send(Fatal("the tests initialised CUDA during collection; "
                                         "a process that has initialised CUDA cannot be forked"))
                 return True
+        collection = self.collecting.stop() if self.collecting is not None else {}
         items = {item.nodeid: item for item in session.items}
         self.channel.send(Collected(list(items), self.protection))
-        runner = PytestRunner(items, self.spec.files, self.spec.copies, self.spec.concurrency)
+        runner = PytestRunner(items, self.spec.files, self.spec.copies, self.spec.concurrency, collection,
+                              self.spec.args)
         Supervisor(runner, self.channel, self.spec.execution).serve()
         return True
 
@@ -327,7 +400,9 @@ def main() -> None:
     interpreter.prepare(spec.interpreter)  # interpreter profiles: gaps closed, launches bounds-checked
     random_state.seed()  # every worker starts from the same random state
     plugin = WorkerPlugin(spec, channel, protection)
+    plugin.collecting = CollectionLines([*spec.files, *(spec.copies or {}).values()])
     stderr, sys.stderr = sys.stderr, _Kept(sys.stderr)  # what pytest says before it collects (a conftest's error)
+    plugin.collecting.start()
     try:
         code = pytest.main(spec.args, plugins=[plugin])
     finally:
