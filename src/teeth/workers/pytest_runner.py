@@ -243,8 +243,7 @@ class PytestRunner:
         first = None
         if scenario.recollect:  # its code ran while the tests were collected: collect them again, as by hand
             started = time.perf_counter()
-            report(Running(scenario.tests[0] if scenario.tests else "collection", 1))
-            first, ran = self._collected_again(scenario.tests)
+            first, ran = self._collected_again(scenario.tests, report)
             test_seconds = time.perf_counter() - started
             if first:
                 return Outcome(scenario.id, Status.KILLED, killed_by=first["test"], check=first["check"],
@@ -271,7 +270,7 @@ class PytestRunner:
         return Outcome(scenario.id, Status.SURVIVED, tests_run=len(matrix), test_seconds=test_seconds, matrix=full,
                        why=why, detail=detail)
 
-    def _collected_again(self, tests: list[str]) -> tuple[dict | None, int]:
+    def _collected_again(self, tests: list[str], report: Callable[[Running], object]) -> tuple[dict | None, int]:
         """In a mutant's child, with the mutant in place: the test modules (and conftests) imported again and `tests`
         collected and run by a new pytest session, until one fails (a collection error is a failure, as in a plain
         run). (first failure, how many tests ran)."""
@@ -280,7 +279,8 @@ class PytestRunner:
             file = getattr(module, "__file__", None)
             if isinstance(file, str) and (os.path.realpath(file) in wanted or os.path.basename(file) == "conftest.py"):
                 del sys.modules[name]
-        again = _Again(set(tests))
+        report(Running("(collecting the tests again)", 0))  # no test's own deadline: only the mutant's
+        again = _Again(set(tests), report)
         pytest.main([*self.args, "-p", "no:cacheprovider"], plugins=[again])
         return again.failure, again.ran
 
@@ -300,8 +300,12 @@ class _Again:
     """A pytest plugin for a session run again in a mutant's child: only the mutant's tests, stopped at the first
     failure, which it keeps."""
 
-    def __init__(self, tests: set[str]):
+    def __init__(self, tests: set[str], report: Callable[[Running], object]):
         self.tests, self.failure, self.ran, self.session = tests, None, 0, None
+        self.report = report
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        self.report(Running(nodeid, self.ran + 1))  # its own deadline runs from here
 
     def pytest_sessionstart(self, session):
         self.session = session
