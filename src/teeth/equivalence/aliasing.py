@@ -288,6 +288,9 @@ class ViewReadAtOnce(Rule):
         "from jaxtyping import Float\nfrom torch import Tensor\n\ndef f(x: Float[Tensor, 'b n'], n):\n"
         "    return torch.cat([x[:n], x])\n",
     )
+    suppresses += (  # `import torch.jit` binds `torch` again, to the same package
+        "import torch\nimport torch.jit\n\ndef f(x: torch.Tensor, n):\n    return torch.cat([x[:n], x])\n",
+    )
     keeps += (  # a `Tensor` of another library
         "from tensorflow import Tensor\n\ndef f(x: Tensor, n):\n    return torch.cat([x[:n], x])\n",
     )
@@ -320,6 +323,17 @@ class ViewReadAtOnce(Rule):
         "def f(t, n):\n    return len(t[:n]) * t.dim()\n",  # the method runs after the view
     )
 
+    # what runs after the read, in the same statement, cannot reach the view: only what the reading expression
+    # evaluates (its other operands, arguments) must write nothing
+    suppresses += (
+        "def f(x: Tensor, u: Tensor):\n    return u - x @ helper(x.transpose(-1, -2) @ u)\n",
+    )
+    keeps += (
+        "def f(x: Tensor, u: Tensor):\n    return helper(x.transpose(-1, -2) @ helper(x))\n",  # before the read
+    )
+
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
-        return is_tensor(mutant.node, ctx.flow) and ctx.reads.read_here(mutant.node) and \
-            ctx.reads.writes_nothing(ctx.flow.statement_part(mutant.node))
+        if not is_tensor(mutant.node, ctx.flow):
+            return False
+        consumer = ctx.reads.consumer(mutant.node)
+        return consumer is not None and ctx.reads.writes_nothing(consumer)

@@ -318,6 +318,9 @@ class Flow:
             return None
         scope: Scope | None = self.scopes.get(head)
         found = list(scope[head.value]) if scope is not None else []
+        if len(found) > 1 and all(isinstance(a, ImportAssignment) and isinstance(a.node, cst.Import) and
+                                  _imported_module(a.node, head.value) == head.value for a in found):
+            found = found[:1]  # `import torch` and `import torch.jit`: each binds `torch` to the package torch
         if len(found) != 1 or not isinstance(found[0], ImportAssignment):
             return None
         statement, name = found[0].node, head.value

@@ -248,41 +248,54 @@ class Reads:
 
     def read_here(self, node: cst.CSTNode, depth: int = DEPTH) -> bool:
         """Is the (unnamed) value of `node` read right where it is made, into a new value?"""
+        return self.consumer(node, depth) is not None
+
+    def consumer(self, node: cst.CSTNode, depth: int = DEPTH) -> cst.CSTNode | None:
+        """The expression that reads the (unnamed) value of `node` right where it is made into a new value (an
+        operation, a call that only reads it), or None. Python evaluates that expression's other parts before it
+        reads the value, and nothing after it can reach the value any more."""
         flow = self.flow
         if depth <= 0:
-            return False
+            return None
         parent = flow.parent(node)
-        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
-                               cst.Index, cst.Slice)):
-            return True  # arithmetic, a comparison, an index: a new value
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+            return parent  # arithmetic, a comparison: a new value
+        if isinstance(parent, cst.ComparisonTarget):
+            return flow.parent(parent)
+        if isinstance(parent, (cst.Index, cst.Slice)):  # an index: the subscript reads it
+            holder = parent
+            while holder is not None and not isinstance(holder, cst.Subscript):
+                holder = flow.parent(holder)
+            return holder
         if isinstance(parent, cst.Attribute) and parent.value is node:
             holder = flow.parent(parent)
             if isinstance(holder, cst.Call) and holder.func is parent:
                 row = method_effect(holder, flow)
                 if row is None or row.writes_receiver:
-                    return False
+                    return None
                 if row.result != "alias":
-                    return not has_out(holder)
-                return self.read_here(holder, depth - 1)
+                    return None if has_out(holder) else holder
+                return self.consumer(holder, depth - 1)
             row = ATTRIBUTES.get(parent.attr.value)
             if row is not None and row.result == "scalar":
-                return flow.assigned_to(parent) is None
-            return row is not None and self.read_here(parent, depth - 1)
+                return parent if flow.assigned_to(parent) is None else None
+            return self.consumer(parent, depth - 1) if row is not None else None
         if isinstance(parent, cst.Subscript) and parent.value is node:
-            return flow.assigned_to(parent) is None and self.read_here(parent, depth - 1)
+            return self.consumer(parent, depth - 1) if flow.assigned_to(parent) is None else None
         if isinstance(parent, cst.Element):  # `torch.cat([x[:n], y])`
             container = flow.parent(parent)
             if not isinstance(container, (cst.List, cst.Tuple)):
-                return False
+                return None
             parent = flow.parent(container)
         if isinstance(parent, cst.Arg) and not parent.star:
             call = flow.parent(parent)
-            if isinstance(call, cst.Call) and function_effect(call, flow) is None and not self._own_function(call) \
-                    and torch_writes_nothing(call, flow):
-                return self.read_here(call, depth - 1)  # writes nothing, may hand it back: its result read at once
-            return isinstance(call, cst.Call) and (_reads_only(call, self.callees, self.flow) or
-                                                   self.read_by_callee(call, parent))
-        return False
+            if not isinstance(call, cst.Call):
+                return None
+            if function_effect(call, flow) is None and not self._own_function(call) and \
+                    torch_writes_nothing(call, flow):
+                return self.consumer(call, depth - 1)  # writes nothing, may hand it back: its result read at once
+            return call if _reads_only(call, self.callees, self.flow) or self.read_by_callee(call, parent) else None
+        return None
 
     def sole_before(self, name: str, statement, view, depth: int, also=()) -> bool:
         """Is the value `name` holds at `statement` fresh and held by nothing else? Walks back through its block. The

@@ -55,9 +55,10 @@ class Audit:
         for outcome in picked:
             mutant = by_id[outcome.mutant_id]
             tests = history.order(mutant, everything) if history is not None else everything
+            recollect = coverage.collected(mutant.path, mutant.lines, module_level=not mutant.swap)
             found.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
-                                        tests=tests, recollect=coverage.collected(
-                                            mutant.path, mutant.lines, module_level=not mutant.swap), **coverage.deadlines(tests, target)))
+                                        tests=tests, recollect=recollect,
+                                        **coverage.deadlines(tests, target, recollect)))
         return found
 
     def judge(self, profile: str, selected: dict[str, Outcome], full: list[Outcome], by_id: dict) -> None:

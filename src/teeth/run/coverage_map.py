@@ -34,6 +34,7 @@ class CoverageMap:
     by_line: dict[tuple[str, int], set[str]] = field(default_factory=dict)
     collection: set[tuple[str, int]] = field(default_factory=set)  # function lines run while tests were collected
     imported_collecting: set[str] = field(default_factory=set)  # files imported while the tests were collected
+    collected_in: float = 0.0  # seconds pytest took to collect the tests
 
     @classmethod
     def from_baseline(cls, tests: dict[str, dict]) -> CoverageMap:
@@ -49,6 +50,7 @@ class CoverageMap:
             for path, lines in (record.get("collection") or {}).items():
                 result.collection.update((path, line) for line in lines)
                 result.imported_collecting.add(path)
+            result.collected_in = max(result.collected_in, record.get("collected_in") or 0.0)
         return result
 
     def collected(self, path: str, lines: list[int], module_level: bool) -> bool:
@@ -72,9 +74,10 @@ class CoverageMap:
         """The time a mutant may take before it is a `timeout`."""
         return floor + factor * sum(self.durations[t] for t in tests)
 
-    def deadlines(self, tests: list[str], target) -> dict:
+    def deadlines(self, tests: list[str], target, recollect: bool = False) -> dict:
         """A mutant's deadlines as MutantScenario's fields: the whole mutant's (`timeout_floor` + `timeout_factor` x
         its tests' baseline time) and each test's own (`test_timeout_floor` + `test_timeout_factor` x that test's)."""
-        return {"timeout": self.budget(tests, target.timeout_factor, target.timeout_floor),
+        again = target.timeout_factor * self.collected_in if recollect else 0.0  # collecting them again
+        return {"timeout": self.budget(tests, target.timeout_factor, target.timeout_floor) + again,
                 "test_timeouts": {t: target.test_timeout_floor + target.test_timeout_factor * self.durations[t]
                                   for t in tests if t in self.durations}}

@@ -356,7 +356,7 @@ class Lab:
             recollect = coverage.collected(mutant.path, mutant.lines, module_level=not mutant.swap)
             scenarios.append(MutantScenario(id=mutant.id, path=mutant.path, swap=mutant.swap, code=mutant.code,
                                             tests=tests, full_matrix=self.full_matrix and not recollect,
-                                            recollect=recollect, **coverage.deadlines(tests, self.target)))
+                                            recollect=recollect, **coverage.deadlines(tests, self.target, recollect)))
         return scenarios, immediate
 
     def _record(self, run_id: int, profile: Profile, pairs: list, announce: bool = True) -> None:

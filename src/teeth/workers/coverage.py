@@ -59,12 +59,14 @@ class CollectionLines:
         self.cov = coverage.Coverage(data_file=None, include=include, config_file=False) if self.files else None
 
     def start(self) -> None:
+        self.started = time.perf_counter()
         if self.cov is not None:
             self.cov.start()
 
     def stop(self) -> dict[str, list[int]]:
         """{file: the lines of its function bodies that ran} for every file that ran at all (imported: its
         module-level code ran, maybe with no function line), once."""
+        self.seconds = time.perf_counter() - getattr(self, "started", time.perf_counter())  # collecting took
         if self.cov is None:
             return {}
         self.cov.stop()

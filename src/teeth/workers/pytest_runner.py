@@ -100,6 +100,7 @@ class PytestRunner:
         self.copies = copies or {}
         self.originals = {os.path.realpath(copy): file for file, copy in self.copies.items()}
         self.collection = {self.originals.get(path, path): lines for path, lines in (collection or {}).items()}
+        self.collected_in = 0.0  # seconds pytest took to collect the tests
         self.args = list(args or [])
         self.random = RandomStates()  # each test's random state in the baseline, restored before it in later children
 
@@ -149,6 +150,7 @@ class PytestRunner:
                     if lines:
                         record["lines"][path] = sorted({*record["lines"].get(path, ()), *lines})
                 record["collection"] = self.collection
+                record["collected_in"] = self.collected_in  # what collecting them again costs, about
         shadowed = shadowing([*self.files, *self.copies.values()])
         if shadowed:
             shadowed = (self.originals.get(shadowed[0], shadowed[0]), shadowed[1])
@@ -279,7 +281,7 @@ class PytestRunner:
             file = getattr(module, "__file__", None)
             if isinstance(file, str) and (os.path.realpath(file) in wanted or os.path.basename(file) == "conftest.py"):
                 del sys.modules[name]
-        report(Running("(collecting the tests again)", 0))  # no test's own deadline: only the mutant's
+        report(Running(AGAIN, 0))  # no test's own deadline: only the mutant's
         again = _Again(set(tests), report)
         pytest.main([*self.args, "-p", "no:cacheprovider"], plugins=[again])
         return again.failure, again.ran
@@ -296,6 +298,19 @@ class PytestRunner:
         raise Unmeasured(f"{scenario.swap or 'module-level code'}: not found in the modules the tests imported")
 
 
+def _annotated(report, call):
+    """A test's report with what teeth reads of its exception: the check it names, a write refused, one line."""
+    if call.excinfo is not None:
+        report.teeth_check = check_of(call.excinfo.value)
+        report.teeth_denied = denied_path(call.excinfo.value)
+        message = str(call.excinfo.value).strip().splitlines()
+        report.teeth_reason = call.excinfo.typename + (f": {message[0]}" if message else "")
+    return report
+
+
+AGAIN = "(the tests collected again)"  # what a mutant's child runs outside any test of a session run again
+
+
 class _Again:
     """A pytest plugin for a session run again in a mutant's child: only the mutant's tests, stopped at the first
     failure, which it keeps."""
@@ -304,8 +319,15 @@ class _Again:
         self.tests, self.failure, self.ran, self.session = tests, None, 0, None
         self.report = report
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        return _annotated((yield), call)
+
     def pytest_runtest_logstart(self, nodeid, location):
         self.report(Running(nodeid, self.ran + 1))  # its own deadline runs from here
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        self.report(Running(AGAIN, self.ran))  # between tests and after the last: the mutant's deadline only
 
     def pytest_sessionstart(self, session):
         self.session = session
@@ -363,13 +385,7 @@ class WorkerPlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
-        report = yield
-        if call.excinfo is not None:
-            report.teeth_check = check_of(call.excinfo.value)
-            report.teeth_denied = denied_path(call.excinfo.value)
-            message = str(call.excinfo.value).strip().splitlines()
-            report.teeth_reason = call.excinfo.typename + (f": {message[0]}" if message else "")
-        return report
+        return _annotated((yield), call)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):
@@ -389,6 +405,7 @@ class WorkerPlugin:
         self.channel.send(Collected(list(items), self.protection))
         runner = PytestRunner(items, self.spec.files, self.spec.copies, self.spec.concurrency, collection,
                               self.spec.args)
+        runner.collected_in = getattr(self.collecting, "seconds", 0.0)
         Supervisor(runner, self.channel, self.spec.execution).serve()
         return True
 
