@@ -397,3 +397,18 @@ def test_a_view_of_an_argument_written_through_another_name_is_kept_and_by_hand_
         x = torch.ones(4)
         results.append(float(space["f"](x, x, 2)))
     assert results == [0.0, 2.0]
+
+
+def test_how_a_view_lies_in_memory_is_no_read_and_by_hand_its_copy_differs(tmp_path):
+    """`is_contiguous()`, `stride()`, `data_ptr()` of a slice answer differently for its copy: kept, not equivalent."""
+    import torch
+
+    source = "def f(x, n):\n    rows = x[:, :n]\n    return (rows.is_contiguous(), rows.stride(0))\n"
+    mutants = discovered(tmp_path, source.replace("def f(x,", "def f(x: Tensor,"), ["view_to_copy"])
+    assert [m.skip for m in mutants] == [None]
+    results = []
+    for code in (source, source.replace("x[:, :n]", "x[:, :n].clone()")):
+        space: dict = {}
+        exec(code, space)
+        results.append(space["f"](torch.ones(3, 4), 2))
+    assert results == [(False, 4), (True, 2)]

@@ -116,6 +116,14 @@ class ViewOnlyRead(Rule):
     keeps += (  # Python's max returns one of its arguments itself: maybe the view
         "def f(x: Tensor, y: Tensor, n):\n    return max(x[:n], y)\n",
     )
+    # how the view lies in memory, not what it holds: its copy's layout differs (contiguous, its own storage)
+    keeps += (
+        "def f(x: Tensor, n):\n    rows = x[:, :n]\n    return rows.is_contiguous()\n",
+        "def f(x: Tensor, n):\n    return x[:, :n].stride(0)\n",
+        "def f(x: Tensor, n):\n    return x.t().data_ptr() == x.data_ptr()\n",
+        "def f(x: Tensor, n):\n    return x[:, :n].view(-1)\n",  # raises for the slice, not for its copy
+        "def f(x: Tensor, n):\n    rows = x[:, :n]\n    return torch.as_strided(rows, (n,), (1,))\n",
+    )
     # a function of torch the table has no row for, whose schema writes none of its arguments (a composite one may
     # hand an argument back: its result is followed like the view's)
     suppresses += (

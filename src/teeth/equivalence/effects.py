@@ -85,6 +85,12 @@ ATTRIBUTES: dict[str, Effect] = {
     **_rows(ALIAS, "T mT H mH real imag data"),
 }
 
+# Methods and attributes that answer how a tensor lies in memory, or act by it, not by what it holds: a view and its
+# copy differ there (the copy of a slice is contiguous, with its own strides, offset and storage; `.view(...)` of a
+# slice may raise where the copy's does not; `as_strided` reads the storage by strides), so none is a mere read.
+LAYOUT = frozenset("is_contiguous stride storage_offset data_ptr untyped_storage storage is_set_to _base "
+                   "is_non_overlapping_and_dense view view_as as_strided".split())
+
 # Python builtins named like torch functions that hand back one of their arguments (`max(a, b)` is `a` or `b`): a bare
 # call of one is no torch call.
 PYTHON_PICKS = frozenset({"max", "min"})

@@ -9,7 +9,7 @@ import builtins
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
-from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, call_effect, function_effect, function_name, has_out, \
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, call_effect, function_effect, function_name, has_out, \
     is_fresh, method_effect, storage_root, torch_writes_nothing, unpacked_from_new
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses
 from teeth.equivalence.tensors import copying_index
@@ -92,6 +92,8 @@ class Reads:
                 return True
             return self.only_read(parent, seen, depth - 1, bind)  # the result may be this value
         if isinstance(parent, cst.Attribute) and parent.value is node:
+            if parent.attr.value in LAYOUT:
+                return False  # where it lies in memory: a copy's differs
             holder = flow.parent(parent)
             if isinstance(holder, cst.Call) and holder.func is parent:
                 row = method_effect(holder, flow)
@@ -117,6 +119,8 @@ class Reads:
             if parent.star:
                 return False
             row = function_effect(call, flow) if not self._own_function(call) else None
+            if row is not None and function_name(call, flow) in LAYOUT:
+                return False  # torch.as_strided(rows, ...): by its strides
             if row is not None and row.result == "alias" and call.args and call.args[0] is parent:
                 return self.only_read(call, seen, depth - 1, bind)  # torch.narrow(rows, ...): another view
             if row is None and not self._own_function(call) and torch_writes_nothing(call, flow):
@@ -268,6 +272,8 @@ class Reads:
                 holder = flow.parent(holder)
             return holder
         if isinstance(parent, cst.Attribute) and parent.value is node:
+            if parent.attr.value in LAYOUT:
+                return None  # where it lies in memory: a copy's differs
             holder = flow.parent(parent)
             if isinstance(holder, cst.Call) and holder.func is parent:
                 row = method_effect(holder, flow)
