@@ -179,6 +179,9 @@ class Reads:
         for use in uses(scope, name.value, flow):  # a nested function's use counts like any other: only a read is fine
             if flow.within(use.node, inside) or (after is not None and flow.runs_before(use.node, after)):
                 continue
+            if isinstance(after, (cst.Assign, cst.AnnAssign)) and after.value is not None and \
+                    flow.within(use.node, {id(after.value)}):
+                continue  # `x = x.view(-1)`: the value is evaluated before the name is bound to it
             reaching = flow.reaching(use.node) if after is not None and isinstance(use.node, cst.Name) else None
             if reaching is not None and reaching.statement is not None and reaching.statement is not after:
                 continue  # on every path another binding reaches this use: it cannot see the value followed
