@@ -312,6 +312,11 @@ class ViewReadAtOnce(Rule):
     )
     keeps += (
         "import torch\n\ndef f(a: Tensor, n):\n    return len(torch.linalg.qr(a)[1:])\n",  # a tuple's slice
+        "import torch\n\ndef f(a: Tensor, n):\n    return len(torch.linalg.eigh(a)[:1])\n",
+    )
+    suppresses += (  # the elements of a tuple of tensors a torch function returns, by its schema
+        "import torch\n\ndef f(a: Tensor):\n    w, v = torch.linalg.eigh(a)\n"
+        "    return v @ torch.diag_embed(w) @ v.transpose(-1, -2)\n",
     )
     # a parameter the function made sure is a tensor before the view, on every path (a type guard, or a method only
     # tensors have called on it): any other value raises there, in the mutant as in the original

@@ -124,8 +124,10 @@ def writes_no_argument(name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def returns_tensors_only(name: str) -> bool:
-    """Does every overload of aten::NAME (its `out=` ones aside) return exactly one tensor (not a list, not optional)?"""
+def returns_tensors_only(name: str, several: bool = False) -> bool:
+    """Does every overload of aten::NAME (its `out=` ones aside) return exactly one tensor (not a list, not optional),
+    or with `several`, a tuple of two or more tensors (`linalg_eigh`: eigenvalues, eigenvectors)?"""
     overloads = _overloads(name)
     return overloads is not None and all(
-        len(schema.returns) == 1 and str(schema.returns[0].type) == "Tensor" for _, schema in overloads)
+        (len(schema.returns) > 1 if several else len(schema.returns) == 1) and
+        all(str(r.type) == "Tensor" for r in schema.returns) for _, schema in overloads)

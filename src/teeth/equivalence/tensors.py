@@ -44,7 +44,9 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
         return ATTRIBUTES.get(expr.attr.value) is not None and ATTRIBUTES[expr.attr.value].result == "alias" and \
             is_tensor(expr.value, flow, seen, deeper)
     if isinstance(expr, cst.Call):
-        return not _tuple_call(expr) and _tensors(expr, flow, seen, depth)
+        return not _tuple_call(expr) and not (isinstance(expr.func, (cst.Name, cst.Attribute)) and
+                                              returns_tensors(expr, flow, several=True)) and \
+            _tensors(expr, flow, seen, depth)
     if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):  # a tensor's arithmetic makes a tensor
         operands = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else \
             [expr.left] if len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, (
@@ -58,14 +60,14 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
     return False
 
 
-def returns_tensors(call: cst.Call, flow: Flow) -> bool:
+def returns_tensors(call: cst.Call, flow: Flow, several: bool = False) -> bool:
     """Is `call` a function of torch (by the file's imports) that stands for an ATen operator every overload of
-    which returns tensors only (`torch.linalg.cholesky`, `torch.linalg.solve_triangular`)?"""
+    which returns one tensor (`torch.linalg.cholesky`), or with `several` a tuple of tensors (`torch.linalg.eigh`)?"""
     qualified = flow.qualified(call.func)
     if qualified is None or not qualified.startswith("torch."):
         return False
     operator = operator_name(qualified)
-    return operator is not None and returns_tensors_only(operator)
+    return operator is not None and returns_tensors_only(operator, several)
 
 
 def _paired(targets: cst.BaseExpression, value: cst.BaseExpression) -> bool:
@@ -106,8 +108,8 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
         if row is None and returns_tensors(expr, flow):
             return True
         return row is not None and row.result != "scalar"
-    if returns_tensors(expr, flow):  # torch.linalg.solve_triangular(...): its schema returns tensors
-        return True
+    if returns_tensors(expr, flow) or returns_tensors(expr, flow, several=True):  # by torch's schema: a tensor, or
+        return True  # a tuple of them whose elements are (`w, v = torch.linalg.eigh(a)`)
     row = method_effect(expr, flow)  # a method: of a tensor, or one only tensors have
     return row is not None and row.result != "scalar" and (
         func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
