@@ -127,7 +127,8 @@ def _str_annotation(annotation: cst.BaseExpression) -> bool:
 def slices_no_rows(node: cst.Subscript, ctx: Context) -> bool:
     """Is the subscripted value no tensor of rows but text or sizes: a string literal, a parameter annotated `str`
     (or `Optional[str]`, `Literal["..."]`) that the function never rebinds (`reduce[-3:]` of `reduce: str`), or
-    `x.shape` / `x.size()`, or a name the function binds once to one of those? Slicing those is no batch bug: the slice operators leave them alone."""
+    `x.shape` / `x.size()`, or a name the function binds once to one of those? Slicing those is no batch bug: the
+    slice operators leave them alone."""
     value = node.value
     if isinstance(value, _STRINGS) or sizes(value):
         return True

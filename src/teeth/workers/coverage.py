@@ -24,8 +24,7 @@ def concurrency_of(modules) -> list[str]:
 def measure(items: list, files: list[str], run_item: Callable, concurrency: list[str] | None = None) -> dict:
     """Run every item once under coverage.py with one dynamic context per test (in a worker child). `concurrency`:
     coverage.py's models; None: those of what the tests imported (`concurrency_of`)."""
-    # coverage reads include patterns as globs: a file named a[1].py is matched through `?` (only its lines are kept)
-    include = [re.sub(r"[][*?]", "?", os.path.realpath(f)) for f in files]
+    include = _include(files)
     models = concurrency if concurrency is not None else concurrency_of(sys.modules)
     cov = coverage.Coverage(data_file=None, include=include, config_file=False, concurrency=models)
     tests: dict[str, dict] = {}
@@ -47,6 +46,12 @@ def measure(items: list, files: list[str], run_item: Callable, concurrency: list
     return tests
 
 
+def _include(files: list[str]) -> list[str]:
+    """coverage.py's include patterns for `files`: it reads them as globs, so a file named a[1].py is matched through
+    `?` (only its lines are kept)."""
+    return [re.sub(r"[][*?]", "?", os.path.realpath(f)) for f in files]
+
+
 class CollectionLines:
     """The lines of the target's functions that run while pytest collects the tests (an object a `parametrize` list
     builds, a test module's top calling the target): before any test, so no test's coverage holds them, and a
@@ -54,9 +59,8 @@ class CollectionLines:
     import) are not listed: a file listed at all was imported while collecting, and its module-level code ran."""
 
     def __init__(self, files: list[str]):
-        self.files = [os.path.realpath(f) for f in files]
-        include = [re.sub(r"[][*?]", "?", f) for f in self.files]
-        self.cov = coverage.Coverage(data_file=None, include=include, config_file=False) if self.files else None
+        self.cov = coverage.Coverage(data_file=None, include=_include(files), config_file=False) if files else None
+        self.started = self.seconds = 0.0  # when collecting began, and how long it took (`stop`)
 
     def start(self) -> None:
         self.started = time.perf_counter()
@@ -66,7 +70,7 @@ class CollectionLines:
     def stop(self) -> dict[str, list[int]]:
         """{file: the lines of its function bodies that ran} for every file that ran at all (imported: its
         module-level code ran, maybe with no function line), once."""
-        self.seconds = time.perf_counter() - getattr(self, "started", time.perf_counter())  # collecting took
+        self.seconds = time.perf_counter() - self.started
         if self.cov is None:
             return {}
         self.cov.stop()

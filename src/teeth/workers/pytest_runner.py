@@ -90,17 +90,18 @@ class PytestRunner:
 
     def __init__(self, items: dict, files: list[str], copies: dict[str, str] | None = None,
                  concurrency: list[str] | None = None, collection: dict[str, list[int]] | None = None,
-                 args: list[str] | None = None):
+                 collected_in: float = 0.0, args: list[str] | None = None):
         """`copies`: a target file -> its copy in the scratch tree, where the tests may import it from instead;
         `concurrency`: coverage.py's concurrency models for the baseline (None: those the tests import);
         `collection`: the lines of the target's functions that ran while pytest collected the tests
-        (`CollectionLines`); `args`: pytest's arguments, for a mutant that must be collected again."""
+        (`CollectionLines`), which took `collected_in` seconds; `args`: pytest's arguments, for a mutant that must be
+        collected again."""
         self.items, self.files = items, files
         self.concurrency = concurrency
         self.copies = copies or {}
         self.originals = {os.path.realpath(copy): file for file, copy in self.copies.items()}
         self.collection = {self.originals.get(path, path): lines for path, lines in (collection or {}).items()}
-        self.collected_in = 0.0  # seconds pytest took to collect the tests
+        self.collected_in = collected_in
         self.args = list(args or [])
         self.random = RandomStates()  # each test's random state in the baseline, restored before it in later children
 
@@ -404,8 +405,7 @@ class WorkerPlugin:
         items = {item.nodeid: item for item in session.items}
         self.channel.send(Collected(list(items), self.protection))
         runner = PytestRunner(items, self.spec.files, self.spec.copies, self.spec.concurrency, collection,
-                              self.spec.args)
-        runner.collected_in = getattr(self.collecting, "seconds", 0.0)
+                              self.collecting.seconds if self.collecting is not None else 0.0, self.spec.args)
         Supervisor(runner, self.channel, self.spec.execution).serve()
         return True
 
