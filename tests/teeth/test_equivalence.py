@@ -28,6 +28,11 @@ def judged_by(skip: str | None) -> set[str]:
     return set(skip.rsplit("(rule ", 1)[1].rstrip(")").split(", "))
 
 
+def spoken_of(rule: str, mutants: list) -> list:
+    """The mutants of an example the rule judges at all (`Rule.speaks_of`)."""
+    return [m for m in mutants if RULES_BY_NAME[rule].speaks_of(m.replacement)]
+
+
 def test_every_rule_has_examples_both_ways_and_an_operator_that_names_it():
     named = {name for op in select_operators(None) for name in op.rules}
     for rule in RULES:
@@ -37,14 +42,14 @@ def test_every_rule_has_examples_both_ways_and_an_operator_that_names_it():
 
 @pytest.mark.parametrize(("rule", "source"), [(r.name, s) for r in RULES for s in r.suppresses])
 def test_rule_suppresses_its_examples(tmp_path, rule, source):
-    mutants = discovered(tmp_path, source, list(RULES_BY_NAME[rule].examples_operators))
+    mutants = spoken_of(rule, discovered(tmp_path, source, list(RULES_BY_NAME[rule].examples_operators)))
     assert mutants, source
     assert all(rule in judged_by(m.skip) for m in mutants), (source, [m.skip for m in mutants])
 
 
 @pytest.mark.parametrize(("rule", "source"), [(r.name, s) for r in RULES for s in r.keeps])
 def test_rule_keeps_its_counter_examples(tmp_path, rule, source):
-    mutants = discovered(tmp_path, source, list(RULES_BY_NAME[rule].examples_operators))
+    mutants = spoken_of(rule, discovered(tmp_path, source, list(RULES_BY_NAME[rule].examples_operators)))
     assert mutants, source
     assert [m.skip for m in mutants] == [None] * len(mutants), source
 
@@ -412,3 +417,46 @@ def test_how_a_view_lies_in_memory_is_no_read_and_by_hand_its_copy_differs(tmp_p
         exec(code, space)
         results.append(space["f"](torch.ones(3, 4), 2))
     assert results == [(False, 4), (True, 2)]
+
+
+def test_an_accumulation_into_untouched_zeros_is_an_overwrite_by_hand_but_not_into_bools_or_of_a_tensor(tmp_path):
+    """`accumulated_into_zeros`: each suppressed mutant, applied by hand, returns what the original does, for every
+    dtype it accepts and for indices that repeat; by hand its keeps differ: a bool tensor raises on `+= 1` where the
+    overwrite stores True, and a float tensor added into integer zeros raises where the overwrite casts."""
+    import torch
+
+    template = ("import torch\n\ndef f(x):\n    idx = x > 0\n    counts = torch.zeros(x.shape[0], dtype=DTYPE)\n"
+                "    counts[idx] += 1\n    hits = torch.zeros(5, dtype=DTYPE)\n"
+                "    hits[torch.bucketize(x, torch.arange(5.0))] += 1\n    return counts, hits\n")
+    x = torch.tensor([3.0, -1.0, 3.0, 0.0, 2.0, 3.0])  # 3 three times: a repeated index
+    for dtype in ("torch.float32", "torch.float16", "torch.long", "torch.uint8", "torch.int8", "torch.bool"):
+        source = template.replace("DTYPE", dtype)
+        if dtype == "torch.bool":  # one accumulation only: the other would raise in both
+            source = source.replace("    hits[torch.bucketize(x, torch.arange(5.0))] += 1\n", "")
+        mutants = [m for m in discovered(tmp_path, source, ["index_write"]) if m.replacement.strip() != "pass"]
+        assert len(mutants) == (1 if dtype == "torch.bool" else 2), dtype
+        outputs = []
+        for code in (source, *(m.code for m in mutants)):
+            space: dict = {}
+            exec(code, space)
+            try:
+                outputs.append(space["f"](x))
+            except RuntimeError:
+                outputs.append(None)
+        if dtype == "torch.bool":
+            assert [m.skip for m in mutants] == [None]
+            assert outputs[0] is None and outputs[1] is not None  # the original raises, the overwrite does not
+            continue
+        assert all("accumulated_into_zeros" in judged_by(m.skip) for m in mutants), dtype
+        assert all(torch.equal(a, b) for out in outputs[1:] for a, b in zip(outputs[0], out)), dtype
+
+    kept = "def f(x, y):\n    out = torch.zeros(3)\n    out[x > 0] += y\n    return out\n"
+    found = [m for m in discovered(tmp_path, "import torch\n\n" + kept, ["index_write"])
+             if m.replacement.strip() != "pass"]
+    assert [m.skip for m in found] == [None]
+    space: dict = {"torch": torch}
+    exec(kept, space)
+    assert space["f"](torch.ones(3), torch.tensor([1, 2, 3])).tolist() == [1.0, 2.0, 3.0]  # adds the integers
+    exec(kept.replace("+= y", "= y"), space)
+    with pytest.raises(RuntimeError):
+        space["f"](torch.ones(3), torch.tensor([1, 2, 3]))  # an index_put of longs into floats

@@ -346,10 +346,17 @@ class ViewReadAtOnce(Rule):
     )
     keeps += (
         "def f(x: Tensor, u: Tensor):\n    return helper(x.transpose(-1, -2) @ helper(x))\n",  # before the read
+        "def f(x: Tensor, u: Tensor):\n    return torch.cat([x.t(), helper(x)])\n",  # a later element
+        "def f(x: Tensor, u: Tensor):\n    return (x.t() if u.any() else u) @ helper(u)\n",
+    )
+    # what Python evaluates before the view is made (a left operand, an earlier argument) cannot write into it
+    suppresses += (
+        "def f(x: Tensor, u: Tensor):\n    return x @ helper(u) @ x.transpose(-1, -2)\n",
+        "def f(x: Tensor, u: Tensor):\n    return torch.cat([helper(u), x.t()])\n",
     )
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         if not is_tensor(mutant.node, ctx.flow):
             return False
         consumer = ctx.reads.consumer(mutant.node)
-        return consumer is not None and ctx.reads.writes_nothing(consumer)
+        return consumer is not None and ctx.reads.writes_nothing(consumer, after=mutant.node)

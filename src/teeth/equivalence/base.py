@@ -43,6 +43,11 @@ class Rule:
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         raise NotImplementedError
 
+    def speaks_of(self, replacement: str) -> bool:
+        """Which mutants of `examples_operators` the rule judges at all, by their replacement's text (an operator may
+        make several of one statement): its examples are checked against those."""
+        return True
+
 
 REGISTRY: dict[str, Rule] = {}
 

@@ -374,15 +374,17 @@ class Reads:
             return False
         return True
 
-    def writes_nothing(self, part: cst.CSTNode | None) -> bool:
+    def writes_nothing(self, part: cst.CSTNode | None, after: cst.CSTNode | None = None) -> bool:
         """Does evaluating `part` call only functions and methods that write no tensor (a function of the package:
-        none of the tensors it is given)?"""
+        none of the tensors it is given)? With `after` (a node inside `part`), only what Python evaluates after it:
+        the operands and arguments that come before it in an operation or a call have run already."""
         if part is None:
             return False
+        done = _evaluated_before(self.flow, part, after) if after is not None else set()
         stack = [part]
         while stack:
             node = stack.pop()
-            stack.extend(node.children)
+            stack.extend(c for c in node.children if id(c) not in done)
             if not isinstance(node, cst.Call):
                 continue
             if self._own_function(node):
@@ -636,6 +638,32 @@ def _unpacked_to(assign: cst.Assign, value: cst.Tuple, element: cst.Element) -> 
     index = next(i for i, e in enumerate(value.elements) if e is element)
     bound = target.elements[index]
     return bound.value if isinstance(bound, cst.Element) and isinstance(bound.value, cst.Name) else None
+
+
+# nodes whose children Python evaluates in the order they are written: a binary operation's left operand before its
+# right one, a comparison's operands left to right, a call's callee before its arguments and those in order, a
+# subscript's value before its index, a container's elements in order
+_IN_ORDER = (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.ComparisonTarget, cst.Call, cst.Arg,
+             cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice, cst.Attribute, cst.List, cst.Tuple,
+             cst.Element, cst.StarredElement)
+
+
+def _evaluated_before(flow: Flow, part: cst.CSTNode, node: cst.CSTNode) -> set[int]:
+    """The ids of the sub-expressions of `part` that Python evaluates, whole, before it starts on `node`: on the way
+    from `node` up to `part`, the siblings written before it in a node of `_IN_ORDER`. Empty when `node` is not
+    inside `part` or the way crosses anything else (a conditional expression, a lambda, a comprehension)."""
+    done: set[int] = set()
+    child = node
+    while child is not part:
+        parent = flow.parent(child)
+        if parent is None or not isinstance(parent, _IN_ORDER):
+            return set()
+        for sibling in parent.children:
+            if sibling is child:
+                break
+            done.add(id(sibling))
+        child = parent
+    return done
 
 
 def _walk(node):

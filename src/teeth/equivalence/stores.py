@@ -1,14 +1,15 @@
-"""Dead-store rules: a write dropped (`-> pass`) is equivalent when nothing can read what it wrote: the written local
+"""Store rules. A write dropped (`-> pass`) is equivalent when nothing can read what it wrote: the written local
 (a tensor made fresh in the function) is never read again before it is rebound or the function returns, except to
 write into itself, and the dropped statement had no other effect and could not raise. (Stores into dicts and lists
-get no `-> pass` mutant: they splice no rows.)"""
+get no `-> pass` mutant: they splice no rows.) An accumulation turned into an overwrite (`+= -> =`) is equivalent
+when what it accumulates into is still all zeros, not bool, and the value is a small non-negative integer."""
 
 from __future__ import annotations
 
 import libcst as cst
 
 from teeth.equivalence.base import Context, Mutation, Rule, rule
-from teeth.equivalence.effects import method_effect
+from teeth.equivalence.effects import dotted, function_effect, function_name, has_out, method_effect
 from teeth.equivalence.flow import assigned_value, bindings, uses
 from teeth.equivalence.reads import DEPTH
 
@@ -147,3 +148,115 @@ class DeadStore(Rule):
             if stored_into(writer) is not node and not ctx.reads.read_here(node, DEPTH):
                 return False  # inside a write into itself, but stored as a whole (`d[k] = d`)
         return True
+
+
+ZEROS = ("zeros", "zeros_like")  # torch's factories of zeros (and the method `new_zeros`)
+SMALL = range(0, 128)  # integers every dtype but bool holds exactly (int8, uint8)
+NOT_BOOL = frozenset("float float32 float64 double float16 half bfloat16 int int8 int16 int32 int64 long short uint8 "
+                     "complex64 complex128".split())
+
+
+def _zeros(value: cst.BaseExpression | None, ctx: Context) -> bool:
+    """Does `value` make a new tensor of zeros of a dtype that is not bool (`torch.zeros(n)`, of the default floating
+    dtype; `torch.zeros_like(x, dtype=torch.long)`, `x.new_zeros(n, dtype=torch.float)`)? A bool tensor cannot take
+    an integer added in place (it raises; the overwrite stores True), and `zeros_like`'s dtype is its argument's."""
+    if not isinstance(value, cst.Call) or has_out(value):
+        return False
+    flow = ctx.flow
+    name = function_name(value, flow)
+    if name in ZEROS:
+        made = function_effect(value, flow) is not None
+    else:
+        func = value.func
+        made = isinstance(func, cst.Attribute) and func.attr.value == "new_zeros" and \
+            not flow.module_function(value) and method_effect(value, flow) is not None
+    if not made:
+        return False
+    dtype = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+    if dtype is None:
+        return name == "zeros" and not any(a.star for a in value.args)  # the default dtype: a floating one
+    qualified = flow.qualified(dtype) or dotted(dtype) or ""
+    return qualified.startswith("torch.") and qualified.split(".", 1)[1] in NOT_BOOL
+
+
+@rule
+class AccumulatedIntoZeros(Rule):
+    name = "accumulated_into_zeros"
+    reason = ("the accumulation adds a small non-negative integer into a tensor of zeros (not bool) made in the same "
+              "block that nothing has touched since: 0 + v is v, so overwriting with v stores the same values")
+    examples_operators = ("index_write",)
+    suppresses = (
+        "def f(x, n):\n    eye = torch.zeros(n, n)\n    eye[..., torch.arange(n), torch.arange(n)] += 1\n"
+        "    return x @ eye\n",
+        "def f(x):\n    idx = x > 0\n    counts = x.new_zeros(x.shape[0], dtype=torch.long)\n    counts[idx] += 1\n    return counts\n",
+        "def f(x):\n    idx = x > 0\n    seen = torch.zeros_like(x, dtype=torch.float16)\n    k = idx.max()\n    seen[idx] += 1\n    return seen, k\n",
+    )
+    keeps = (
+        "def f(x, y):\n    idx = x > 0\n    out = torch.zeros(x.shape[0])\n    out[idx] += y\n    return out\n",  # a tensor:
+        # integers add into floats, an index_put of them raises; and 0.0 + -0.0 is 0.0
+        "def f(x):\n    idx = x > 0\n    out = torch.ones(x.shape[0])\n    out[idx] += 1\n    return out\n",  # not zeros
+        "def f(x):\n    idx = x > 0\n    out = torch.zeros(x.shape[0])\n    out[:2] = 3\n    out[idx] += 1\n    return out\n",
+        "def f(x):\n    idx = x > 0\n    out = torch.zeros(4)\n    for i in range(3):\n        out[x > i] += 1\n    return out\n",
+        "def f(x):\n    idx = x > 0\n    out = torch.zeros(4, dtype=torch.uint8)\n    out[idx] += -1\n    return out\n",
+        "def f(x):\n    idx = x > 0\n    out = torch.zeros(4)\n    view = out[:2]\n    view.fill_(1)\n    out[idx] += 1\n"
+        "    return out\n",  # written through a view
+        "def f(x):\n    idx = x > 0\n    seen = torch.zeros_like(x)\n    seen[idx] += 1\n    return seen\n",  # bool?
+        "def f(x):\n    idx = x > 0\n    seen = torch.zeros(4, dtype=torch.bool)\n    seen[idx] += 1\n    return seen\n",
+        "def f(x, out):\n    idx = x > 0\n    out[idx] += 1\n    return out\n",  # the caller's tensor
+        "def f(x, c):\n    idx = x > 0\n    out = torch.zeros(4)\n    if c:\n        out = x\n    out[idx] += 1\n    return out\n",
+        "def f(x):\n    idx = x > 0\n    out = torch.zeros(4)\n    out[idx] -= 1\n    return out\n",  # 0 - v is not v
+        "def f(x):\n    out = torch.zeros(4)\n    out[(x > 0) & bump(out)] += 1\n    return out\n",  # the index may write it
+        "from mylib import zeros\n\ndef f(x):\n    idx = x > 0\n    out = zeros(4)\n    out[idx] += 1\n    return out\n",
+    )
+
+    def speaks_of(self, replacement: str) -> bool:
+        return replacement.strip() != "pass"  # the overwrite, not the write dropped
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        statement = mutant.node
+        if not isinstance(statement, cst.AugAssign) or not isinstance(mutant.replacement, cst.Assign) or \
+                not isinstance(statement.operator, cst.AddAssign):
+            return False
+        value = statement.value
+        if not isinstance(value, cst.Integer) or int(value.evaluated_value) not in SMALL:
+            return False
+        target = statement.target
+        if not isinstance(target, cst.Subscript) or not isinstance(target.value, cst.Name) or \
+                any(isinstance(n, cst.Name) and n.value == target.value.value for e in target.slice for n in _names(e)):
+            return False  # an index that uses the tensor may write into it first (`out[g(out)] += 1`)
+        return _zeros(_made_just_before(ctx.flow, statement, target.value.value), ctx)
+
+
+def _made_just_before(flow, statement: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value of `name = value`, the last line before `statement`'s in its block that uses `name` at all (so no
+    loop runs `statement` again without it, and nothing touched the value between), each alone on its line; None
+    when there is none, or `name` is no plain local of the function."""
+    line = flow.parent(statement)
+    block = flow.parent(line)
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
+            not isinstance(block, cst.IndentedBlock):
+        return None
+    scope = flow.function_scope(statement)
+    if scope is None or name not in scope.assignments or any(a.scope is not scope for a in scope.assignments[name]):
+        return None  # a global, a closure's
+    body = list(block.body)
+    for earlier in reversed(body[:body.index(line)]):
+        if not any(isinstance(n, cst.Name) and n.value == name for n in _names(earlier)):
+            continue
+        if not isinstance(earlier, cst.SimpleStatementLine) or len(earlier.body) != 1:
+            return None
+        made = earlier.body[0]
+        if isinstance(made, cst.Assign) and len(made.targets) == 1 and isinstance(made.targets[0].target, cst.Name) \
+                and made.targets[0].target.value == name and \
+                not any(isinstance(n, cst.Name) and n.value == name for n in _names(made.value)):
+            return made.value
+        return None
+    return None
+
+
+def _names(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        yield node

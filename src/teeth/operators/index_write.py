@@ -45,7 +45,8 @@ class IndexWrite(Operator):
     )
     kills = (Check.BEHAVIOUR, Check.BATCH_INVARIANCE)
     node_types = (cst.AugAssign, cst.Assign, cst.Call)
-    rules = (*Operator.rules, "dead_store")  # `+= -> pass` into a local nothing reads again
+    # `+= -> pass` into a local nothing reads again; `+= 1 -> = 1` into zeros nothing has touched yet
+    rules = (*Operator.rules, "dead_store", "accumulated_into_zeros")
 
     def mutate(self, node, ctx):
         flow = flow_of(ctx)
