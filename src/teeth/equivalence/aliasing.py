@@ -349,6 +349,21 @@ class ViewReadAtOnce(Rule):
         "def f(x: Tensor, u: Tensor):\n    return torch.cat([x.t(), helper(x)])\n",  # a later element
         "def f(x: Tensor, u: Tensor):\n    return (x.t() if u.any() else u) @ helper(u)\n",
     )
+    # a local name bound to torch functions by their names is a call of one of them
+    suppresses += (
+        "def f(x: Tensor, flag):\n    fn = torch.sum if flag else torch.mean\n    return fn(x[:, 1:])\n",
+        "import torch.nn.functional as F\n\ndef f(x: Tensor, y, flag):\n    fn = F.l1_loss if flag else F.mse_loss\n"
+        "    return fn(x[:, 1:], y) * 2\n",
+    )
+    keeps += (
+        "import torch.nn.functional as F\n\ndef f(x: Tensor, y, flag, g):\n    fn = F.l1_loss if flag else g\n"
+        "    return fn(x[:, 1:], y) * 2\n",  # or the caller's function
+        "import torch.nn.functional as F\n\ndef f(x: Tensor, flag):\n    fn = F.relu if flag else F.dropout\n"
+        "    return fn(x[:, 1:], inplace=flag) * 2\n",  # told to write in place
+        "def f(x: Tensor, flag, g):\n    fn = torch.sum\n    if flag:\n        fn = g\n    return fn(x[:, 1:])\n",
+        "from mylib import total\n\ndef f(x: Tensor, flag):\n    fn = torch.sum if flag else total\n"
+        "    return fn(x[:, 1:])\n",  # another library's
+    )
     # what Python evaluates before the view is made (a left operand, an earlier argument) cannot write into it
     suppresses += (
         "def f(x: Tensor, u: Tensor):\n    return x @ helper(u) @ x.transpose(-1, -2)\n",

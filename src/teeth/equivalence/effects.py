@@ -172,10 +172,14 @@ def _operands(call: cst.Call) -> int:
     return len(rest)
 
 
-def function_effect(call: cst.Call, flow=None) -> Effect | None:
+def function_effect(call: cst.Call, flow=None, depth: int = 4) -> Effect | None:
     """The row of a function call (`torch.cat(...)`), or None: not a function, or an unknown one. A `torch.X` the
     table lacks is read from torch's schema of aten::X (`schemas.py`). Given the file's `flow`, a callee bound to
-    anything but torch's has no row."""
+    anything but torch's has no row. A local name bound to torch functions by their names (`fn = F.cross_entropy if
+    flag else F.nll_loss`) has the row they share (`Flow.chosen_functions`)."""
+    chosen = flow.chosen_functions(call) if flow is not None and depth > 0 else None
+    if chosen:
+        return _joined([function_effect(call.with_changes(func=f), flow, depth - 1) for f in chosen])
     name = function_name(call, flow)
     if name is None or in_place_asked(call, name):
         return None  # not a function of torch, or told to write its input (`F.relu(x, inplace=True)`)
@@ -187,6 +191,18 @@ def function_effect(call: cst.Call, flow=None) -> Effect | None:
     if row is None and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "torch":
         row = _from_schema(name, method=False)
     return row
+
+
+def _joined(rows: list[Effect | None]) -> Effect | None:
+    """The row of a call of one of several functions: theirs when they share it, a new result when each makes one;
+    None when any is unknown, may return its argument (a view of which one?) or writes."""
+    if not rows or any(row is None or row.writes_receiver or row.result == "alias" for row in rows):
+        return None
+    if all(row == rows[0] for row in rows):
+        return rows[0]
+    if all(row.result == "fresh" for row in rows):
+        return Effect("fresh", contiguous="yes" if all(row.contiguous == "yes" for row in rows) else "no")
+    return None
 
 
 def method_effect(call: cst.Call, flow=None) -> Effect | None:
@@ -217,6 +233,9 @@ def torch_writes_nothing(call: cst.Call, flow) -> bool:
     arguments at all (torch holds none of the caller's tensors: `torch.jit.is_scripting()`), or an ATen operator
     whose schema writes none of its arguments (`torch.linalg.solve`, `F.cosine_similarity`), told nothing that could
     make it write (`out=`, `inplace=`)?"""
+    chosen = flow.chosen_functions(call) if flow is not None else None
+    if chosen:  # `fn = F.cross_entropy if flag else F.nll_loss`: each of them
+        return all(torch_writes_nothing(call.with_changes(func=f), flow) for f in chosen)
     qualified = flow.qualified(call.func) if flow is not None else None
     if qualified is None or not (qualified == "torch" or qualified.startswith("torch.")):
         return False

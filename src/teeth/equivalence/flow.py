@@ -306,6 +306,29 @@ class Flow:
         scope: Scope | None = self.scopes.get(name)
         return scope is not None and any(not isinstance(a, BuiltinAssignment) for a in scope[name.value])
 
+    def chosen_functions(self, call: cst.CSTNode) -> list[cst.BaseExpression] | None:
+        """What a call of a local name may call when the one binding of that name reaching the call picks functions by
+        their names: `fn = F.l1_loss`, `fn = F.cross_entropy if flag else F.nll_loss` (names or attribute chains, or a
+        conditional choosing between such); those expressions, each as the callee stands in the file. None for
+        anything else (a parameter, a callee built by a call, a binding on some paths only)."""
+        func = call.func if isinstance(call, cst.Call) else None
+        if not isinstance(func, cst.Name):
+            return None
+        reaching = self.reaching(func)
+        if reaching is None or reaching.value is None:
+            return None
+        found, stack = [], [reaching.value]
+        while stack:
+            expr = stack.pop()
+            if isinstance(expr, cst.IfExp):
+                stack.extend((expr.body, expr.orelse))
+            elif isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr) is not None and \
+                    not (isinstance(expr, cst.Name) and expr.value == func.value):
+                found.append(expr)
+            else:
+                return None
+        return found
+
     def qualified(self, expr: cst.BaseExpression) -> str | None:
         """The dotted name an imported name or attribute chain stands for, by the import that binds its head:
         `torch.nn.Linear` for `nn.Linear` after `from torch import nn` or `import torch.nn as nn`, and for `Linear`
