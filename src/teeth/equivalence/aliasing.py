@@ -243,6 +243,19 @@ class ViewOnlyRead(Rule):
         "    return rows.sum() + vals\n",  # unpacked from what the caller gave: maybe x
     )
 
+    # an argument of a tensor's method that writes nothing is only read (`index_select`'s index, `gather`'s, `mul`'s
+    # operand); the receiver must be a tensor (a method only tensors have, or one known to be), and `backward` may keep
+    # the gradient it is given
+    suppresses += (
+        "def f(x: Tensor, i: Tensor):\n    return x.index_select(0, i.view(-1))\n",
+        "def f(x, i: Tensor):\n    return x.gather(0, i.unsqueeze(-1))\n",
+        "def f(x: Tensor, v: Tensor):\n    w = v.unsqueeze(-1)\n    return x.mul(w)\n",
+    )
+    keeps += (
+        "def f(x, v: Tensor):\n    w = v.unsqueeze(-1)\n    return x.mul(w)\n",  # anything's `mul`: it may keep w
+        "def f(x: Tensor, v: Tensor):\n    w = v[1:]\n    x.copy_(w)\n    return x\n",  # x may be v
+        "def f(x: Tensor, v: Tensor):\n    y = x * 2\n    y.backward(v[1:])\n    return x.grad\n",
+    )
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         node = mutant.node
         root = storage_root(node, flow=ctx.flow)

@@ -9,10 +9,10 @@ import builtins
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
-from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, call_effect, function_effect, function_name, has_out, \
-    is_fresh, method_effect, storage_root, torch_writes_nothing, unpacked_from_new
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, METHODS, TENSOR_ONLY, call_effect, function_effect, \
+    function_name, has_out, is_fresh, method_effect, storage_root, torch_writes_nothing, unpacked_from_new
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses
-from teeth.equivalence.tensors import copying_index
+from teeth.equivalence.tensors import copying_index, is_tensor
 
 DEPTH = 12  # how many bindings a value is followed through
 
@@ -27,6 +27,11 @@ def _reads_only(call: cst.Call, callees=None, flow: Flow | None = None) -> bool:
         return False
     row = function_effect(call, flow)
     return row is not None and row.result != "alias" and not has_out(call)
+
+
+# Tensor methods that write nothing and yet may hold on to a tensor argument: autograd may keep the gradient given to
+# `backward` as a leaf's `.grad` itself, not a copy.
+KEEPS_ARGUMENT = frozenset({"backward"})
 
 
 class Reads:
@@ -125,8 +130,8 @@ class Reads:
                 return self.only_read(call, seen, depth - 1, bind)  # torch.narrow(rows, ...): another view
             if row is None and not self._own_function(call) and torch_writes_nothing(call, flow):
                 return self.only_read(call, seen, depth - 1, bind)  # writes nothing, may hand it back (composite)
-            return self.read_by_fresh_receiver(call) or self.read_by_kernel(call, parent) or \
-                self.read_by_callee(call, parent, seen, depth, bind)
+            return self.read_by_fresh_receiver(call) or self.read_by_tensor_method(call) or \
+                self.read_by_kernel(call, parent) or self.read_by_callee(call, parent, seen, depth, bind)
         if isinstance(parent, cst.Element):
             container = flow.parent(parent)
             holder = flow.parent(container)
@@ -227,6 +232,21 @@ class Reads:
                 return False
         return True
 
+    def read_by_tensor_method(self, call: cst.Call) -> bool:
+        """`x.index_select(0, i)`, `x.gather(-1, idx)`, `x.mul(w)`: a method of a tensor (one only tensors have, or a
+        receiver known to be one) that writes nothing, told no `out=`: it only reads its arguments, and what it returns
+        is new, a scalar, or shares storage with its receiver only (a method of the table; one read from torch's
+        schema only when its result is new or a scalar, since a schema's alias may be of any argument). How an
+        argument lies in memory is read by none of them but the layout methods, which are left out, and `backward`
+        may keep the gradient it is given as a leaf's `.grad` (`x.view(3).backward(g)`: `x.grad` is `g`)."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or has_out(call) or func.attr.value in LAYOUT | KEEPS_ARGUMENT:
+            return False
+        row = method_effect(call, self.flow)
+        if row is None or row.writes_receiver or (func.attr.value not in METHODS and row.result == "alias"):
+            return False
+        return func.attr.value in TENSOR_ONLY or is_tensor(func.value, self.flow)
+
     def copied_into(self, assign: cst.Assign) -> bool:
         """`out[i] = value` with `out` a local only ever bound to a new tensor: a tensor's item assignment copies
         the value's elements (a list's would keep the value itself)."""
@@ -303,7 +323,8 @@ class Reads:
             if function_effect(call, flow) is None and not self._own_function(call) and \
                     torch_writes_nothing(call, flow):
                 return self.consumer(call, depth - 1)  # writes nothing, may hand it back: its result read at once
-            return call if _reads_only(call, self.callees, self.flow) or self.read_by_callee(call, parent) else None
+            return call if _reads_only(call, self.callees, self.flow) or self.read_by_tensor_method(call) or \
+                self.read_by_callee(call, parent) else None
         return None
 
     def sole_before(self, name: str, statement, view, depth: int, also=()) -> bool:
