@@ -250,6 +250,9 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor, i: Tensor):\n    return x.index_select(0, i.view(-1))\n",
         "def f(x, i: Tensor):\n    return x.gather(0, i.unsqueeze(-1))\n",
         "def f(x: Tensor, v: Tensor):\n    w = v.unsqueeze(-1)\n    return x.mul(w)\n",
+        # a callee of the package that only reads its parameter on each of its paths
+        "def g(rhs):\n    if rhs.ndimension() == 1:\n        return rhs.sum(-1)\n    return rhs.sum(-2)\n\n"
+        "def f(x: Tensor):\n    return g(x.t())\n",
     )
     keeps += (
         "def f(x, v: Tensor):\n    w = v.unsqueeze(-1)\n    return x.mul(w)\n",  # anything's `mul`: it may keep w

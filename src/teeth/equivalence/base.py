@@ -25,6 +25,7 @@ class Context:
     def __init__(self, flow: Flow, path=None):
         self.flow = flow
         self.callees = Callees(path)  # the package's functions, read from their files
+        flow.callees = self.callees
         self.reads = Reads(flow, self.callees)
         if path is not None:
             self.callees.add(path, flow, self.reads)

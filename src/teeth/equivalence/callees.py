@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
+from libcst.metadata import ImportAssignment, MetadataWrapper
 
 from teeth.equivalence.effects import dotted, storage_root
 from teeth.equivalence.flow import Flow
 from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, made_once_in_init, method_of, source_file, \
     torch_class
 from teeth.equivalence.reads import DEPTH, Reads
+from teeth.equivalence.tensors import is_tensor
 
 HOPS = 6  # re-exports followed from an import to the definition
 NESTING = 4  # callees analysed within callees
@@ -37,6 +38,7 @@ class CalleeEffects:
     returned: frozenset[str]  # only read, or reach the result (returned, or a view of them is)
     fresh: bool  # every return gives a new tensor that nothing else holds
     quiet: bool = False  # writes no tensor it did not make itself (`Reads.writes_only_own` of its body)
+    tensor: bool = False  # every return gives a tensor (`is_tensor` of each returned value, in its own file)
 
 
 def package_root(path: Path) -> Path | None:
@@ -70,7 +72,7 @@ class Callees:
         """The plain function `call` calls, with the analysis of its file; None when it cannot be told. A call of
         a callee held in an attribute (`self.NAME(...)`) is resolved by `held`."""
         if isinstance(call.func, cst.Attribute):
-            return self.held(flow, call)
+            return self.of_module(flow, call) or self.held(flow, call)
         if not isinstance(call.func, cst.Name):
             return None
         scope = flow.scopes.get(call.func)
@@ -81,6 +83,52 @@ class Callees:
             return None
         module, node = self.flows.get(id(flow)), getattr(found[0], "node", None)  # a builtin has no node
         return self._definition(module, node, call.func.value, HOPS) if module and node is not None else None
+
+    def of_module(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads] | None:
+        """`mod.NAME(...)` with `mod` bound by one import to a module file of the package (`from pkg.utils import
+        sparse`, `from . import sparse`, `import pkg.utils.sparse as sparse`): the plain function NAME at that file's
+        top (re-exports followed), or None."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) or self.root is None:
+            return None
+        scope = flow.scopes.get(func.value)
+        found = list(scope[func.value.value]) if scope is not None else []
+        module = self.flows.get(id(flow))
+        if len(found) != 1 or not isinstance(found[0], ImportAssignment) or module is None:
+            return None
+        target = self._module_bound(module, found[0].node, func.value.value)
+        if target is None or self._load(target) is None:
+            return None
+        return self._top_level(target, func.attr.value, HOPS)
+
+    def _module_bound(self, module: Path, node: cst.CSTNode, name: str) -> Path | None:
+        """The file of the package's module an import binds `name` to, or None (not a module of the package)."""
+        if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            alias = next((a for a in node.names if (a.asname.name.value if a.asname else dotted(a.name)) == name),
+                         None)
+            package = self._module_file(module, node)
+            if alias is None or package is None or package.name != "__init__.py" or self._load(package) is None:
+                return None  # `from pkg.mod import name`: an attribute of a module, not a module
+            imported = dotted(alias.name) or ""
+            init = self._modules[package][0].module
+            if any(binds_at_top(s, imported) and not _imports_only(s) for s in init.body):
+                return None  # the package binds that name itself: a function, not the submodule
+            return self._in_package(package.parent, imported.split("."))
+        if isinstance(node, cst.Import):
+            alias = next((a for a in node.names if a.asname is not None and a.asname.name.value == name), None)
+            parts = (dotted(alias.name) or "").split(".") if alias is not None else []
+            if not parts or parts[0] != self.root.name:
+                return None  # `import a.b` binds `a`, not the module; or another package
+            return self._in_package(self.root, parts[1:])
+        return None
+
+    def _in_package(self, folder: Path, parts: list[str]) -> Path | None:
+        base = folder.joinpath(*parts) if parts else folder
+        for candidate in ((base.with_suffix(".py") if parts else None), base / "__init__.py"):
+            if candidate is not None and candidate.is_file():
+                resolved = candidate.resolve()
+                return resolved if self.root in resolved.parents else None
+        return None
 
     def held(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads] | None:
         """`self.NAME(...)` in a method of a class whose `__init__` binds `self.NAME = Cls(...)`, the only binding of
@@ -199,6 +247,8 @@ class Callees:
             if parsed is None:
                 return None
             flow, self.files[str(path)] = parsed
+            if self.root is not None and self.root in path.parents:
+                flow.callees = self  # parsed afresh for this discovery (torch's own files are shared: none)
             reads = Reads(flow, self)
             self._modules[path] = (flow, reads)
             self.flows[id(flow)] = path
@@ -211,13 +261,14 @@ class Callees:
         if found is None:
             return None
         function, reads = found
-        bound = isinstance(call.func, cst.Attribute)  # a method of the held instance: its first parameter is it
+        # a method of the held instance: its first parameter is it (a module's function has none)
+        bound = isinstance(call.func, cst.Attribute) and self.of_module(flow, call) is None
         found = self._function_effects(function, reads)
         if found is None or not bound:
             return found
         if not found.params:
             return None
-        return CalleeEffects(found.params[1:], found.read, found.returned, found.fresh, found.quiet)
+        return CalleeEffects(found.params[1:], found.read, found.returned, found.fresh, found.quiet, found.tensor)
 
     def _function_effects(self, function: cst.FunctionDef, reads: Reads) -> CalleeEffects | None:
         key = id(function)
@@ -276,7 +327,9 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
     fresh = bool(returns) and all(r.value is not None and _fresh_return(reads, r) for r in returns) and \
         not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own(function.body))
     quiet = reads.writes_only_own(function.body)
-    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet)
+    tensor = bool(returns) and all(r.value is not None and is_tensor(r.value, flow) for r in returns) and \
+        not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own(function.body))
+    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor)
 
 
 def _fresh_return(reads: Reads, statement: cst.Return) -> bool:
@@ -287,6 +340,12 @@ def _fresh_return(reads: Reads, statement: cst.Return) -> bool:
     if isinstance(root, cst.Name):
         return reads.sole_before(root.value, statement, value, DEPTH)
     return not isinstance(root, cst.Name) and root is not value and reads.fresh(root)
+
+
+def _imports_only(statement: cst.CSTNode) -> bool:
+    """Is `statement` a line of imports only (`from . import sparse`)?"""
+    return isinstance(statement, cst.SimpleStatementLine) and \
+        all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
 
 
 def _own(node: cst.CSTNode):

@@ -64,8 +64,8 @@ METHODS: dict[str, Effect] = {
                    "masked_select masked_fill index_add index_copy scatter scatter_add scatter_reduce softmax "
                    "log_softmax argsort argmax argmin flip unique round floor ceil trunc frac reciprocal sin cos "
                    "log1p expm1 remainder fmod floor_divide logical_not logical_and logical_or cross sort topk"),
-    **_rows(SCALAR, "any all isnan isfinite allclose equal size dim numel nelement item tolist is_contiguous stride "
-                    "storage_offset data_ptr element_size"),
+    **_rows(SCALAR, "any all isnan isfinite allclose equal size dim ndimension numel nelement item tolist "
+                    "is_contiguous stride storage_offset data_ptr element_size"),
     **_rows(ALIAS, "narrow select as_strided transpose permute expand expand_as t unfold diagonal movedim "
                    "view_as_real split chunk unbind type type_as detach"),
     # may share storage with the receiver; contiguous when the receiver is (a view in row-major order, or a copy)

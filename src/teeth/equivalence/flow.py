@@ -120,6 +120,7 @@ class Flow:
         self.contiguous_decorators = set(contiguous_decorators)
         self._kernel_effects: dict[int, KernelEffects] = {}
         self._positions: dict[int, int] | None = None
+        self.callees = None  # the package's functions (`callees.Callees`), when a discovery reads them
 
     # -- where a node stands -------------------------------------------------------------------------------------
 

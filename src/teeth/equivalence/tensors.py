@@ -101,6 +101,10 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
     if not isinstance(expr, cst.Call):
         return is_tensor(expr, flow, seen, depth)
     func = expr.func
+    if flow.callees is not None and isinstance(func, (cst.Name, cst.Attribute)) and \
+            flow.callees.function(flow, expr) is not None:  # a function of the package: by its returns
+        effects = flow.callees.effects(flow, expr)
+        return effects is not None and effects.tensor
     if not isinstance(func, cst.Attribute):
         return False
     if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
@@ -270,8 +274,9 @@ def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int)
         return is_tensor(reaching.value, flow, seen, depth)
     scope = flow.scopes.get(use)
     found = list(scope[use.value]) if scope is not None else []
-    if not found or not all(flow.function_scope(a.node) is not None or isinstance(a.node, cst.Param) for a in found):
-        return False
+    if not found or any(getattr(a, "node", None) is None for a in found) or \
+            not all(flow.function_scope(a.node) is not None or isinstance(a.node, cst.Param) for a in found):
+        return False  # a builtin (no node), a global, a name of an enclosing function
     inner = seen | {use.value}
     for assignment in found:
         node = assignment.node
