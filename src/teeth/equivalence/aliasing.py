@@ -303,7 +303,7 @@ class ViewReadAtOnce(Rule):
         "def f(x, n):\n    return [r.sum() for r in x[:n]]\n",  # iterated: its rows are views too
         # not known to be a tensor: a list's or a tuple's slice has no .clone(), the copy raises
         "def f(xs):\n    return max(xs[1:]) + len(xs[:-1])\n",  # an unannotated parameter
-        "def f(x):\n    dims = (0, 1, 2)\n    return max(dims[1:])\n",  # a tuple
+        "def f(x, dims):\n    return max(dims[1:])\n",  # maybe a tuple
         "def f(x: Tensor):\n    return torch.cat(x.split(2)[1:])\n",  # a tensor's split: a tuple of them
         "def f(x: Tensor):\n    return torch.cat(x.nonzero(as_tuple=True)[1:])\n",  # a tuple of index tensors
         "def backward(ctx, g):\n    size, out = ctx.saved_values\n"

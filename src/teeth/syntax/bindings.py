@@ -22,6 +22,7 @@ class Bindings:
     values: dict[str, cst.BaseExpression] = field(default_factory=dict)
     bound: dict[str, int] = field(default_factory=dict)  # how often each name is bound there, parameters included
     every: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # names bound only by `name = value`
+    assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # every `name = value` of each name
 
     def resolve(self, expr: cst.BaseExpression, depth: int = 4) -> cst.BaseExpression:
         """`expr`, or the value a name is bound to (followed through up to `depth` names)."""
@@ -90,4 +91,5 @@ def bindings_of(function: cst.FunctionDef) -> Bindings:
     function.visit(collect)
     return Bindings({name: value for name, value in collect.plain.items() if collect.count[name] == 1},
                     dict(collect.count),
-                    {name: values for name, values in collect.values.items() if len(values) == collect.count[name]})
+                    {name: values for name, values in collect.values.items() if len(values) == collect.count[name]},
+                    dict(collect.values))
