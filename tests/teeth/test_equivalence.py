@@ -480,3 +480,29 @@ def test_an_accumulation_into_untouched_zeros_is_an_overwrite_by_hand_but_not_in
     exec(kept.replace("+= y", "= y"), space)
     with pytest.raises(RuntimeError):
         space["f"](torch.ones(3), torch.tensor([1, 2, 3]))  # an index_put of longs into floats
+
+
+def test_a_returned_slice_of_a_new_tensor_is_kept_for_its_layout_and_by_hand_its_copy_differs(tmp_path):
+    """The fresh-base rules judged aliasing only: `a, b = y[..., :k], y[..., k:]` of a new `y`, returned, was skipped,
+    yet a caller's `.view(-1)` raises on the view and not on its copy (contiguous at offset 0). Kept now; a view whose
+    copy lies alike (`y.t()`, `y[:k]` of a contiguous `y`) still is not."""
+    import torch
+
+    source = "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[..., :k], y[..., k:]\n    return a, b\n"
+    mutants = discovered(tmp_path, source, ["view_to_copy"])
+    assert len(mutants) == 2 and [m.skip for m in mutants] == [None, None]
+    for code in (source, source.replace("y[..., :k]", "y[..., :k].clone()")):
+        space: dict = {"Tensor": torch.Tensor}
+        exec(code, space)
+        a, _ = space["f"](torch.ones(3, 4), 2)
+        try:
+            a.view(-1)
+            viewed = True
+        except RuntimeError:
+            viewed = False
+        assert viewed == ("clone" in code), code  # the view's `.view(-1)` raises, the copy's does not
+
+    alike = ("def f(x: Tensor, n):\n    y = torch.zeros(n + 1, 4)\n    y[1:] = x\n    y = y[:n]\n    return y, "
+             "(x * 2).t()\n")
+    assert all(skip and skip.startswith("equivalent") for skip in
+               (m.skip for m in discovered(tmp_path, "import torch\n\n" + alike, ["view_to_copy"])))

@@ -8,7 +8,7 @@ import libcst as cst
 
 from teeth.equivalence.aliasing import HELD, KERNEL, TORCH_HELD, VIEW
 from teeth.equivalence.base import Context, Mutation, Rule, rule
-from teeth.equivalence.effects import self_overlapping, storage_root
+from teeth.equivalence.effects import copy_lies_alike, self_overlapping, storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses, walk
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.regions import disjoint
@@ -23,10 +23,14 @@ class ViewOfFresh(Rule):
     examples_operators = VIEW
     suppresses = (
         "def f(images):\n    return torch.stack(images, dim=0).permute(0, 3, 1, 2)\n",
-        "def f(a, b):\n    return helper((a + b)[:, :4].unsqueeze(0))\n",
-        "def f(x):\n    return torch.narrow(x.clone(), 0, 0, 1)\n",
+        "def f(a, b):\n    return helper((a + b).t().unsqueeze(0))\n",
+        "def f(x):\n    return torch.transpose(x.clone(), 0, 1)\n",
     )
     keeps = (
+        # handed on or returned, a copy of a slice that leaves gaps (or starts later) lies otherwise in memory: a
+        # caller's `.view(-1)` raises on the view only, its `stride()`/`storage_offset()` differ
+        "def f(a, b):\n    return helper((a + b)[:, :4].unsqueeze(0))\n",
+        "def f(x):\n    return torch.narrow(x.clone(), 0, 0, 1)\n",  # `x.clone()` keeps x's strides: maybe gaps
         "def f(x):\n    return x.permute(1, 0)\n",  # a view of the argument: the caller holds its base
         "def f(x: Tensor, n):\n    return (x * 2).expand(n, -1, -1)\n",  # its elements share memory: written, differs
         "def f(x, h, w):\n    dst = torch.tensor([[0, 0], [w - 1, h - 1]]).expand(x.shape[0], -1, -1)\n"
@@ -125,7 +129,16 @@ class ViewOfFresh(Rule):
             return False  # elements sharing memory: a write through one lands in others, a copy's does not
         root = storage_root(mutant.node, lambda e: copying_index(e, ctx.flow), ctx.flow)
         return (root is not mutant.node or copying_index(root, ctx.flow)) and is_tensor(mutant.node, ctx.flow) and \
-            ctx.reads.fresh(root)  # a view of a new tensor, or an index that is a copy itself
+            ctx.reads.fresh(root) and layout_unseen(mutant.node, root, ctx)  # a view of a new tensor (or an index
+        # that is a copy itself) whose copy lies in memory as it does, or that is only read
+
+
+def layout_unseen(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Context) -> bool:
+    """Can nothing tell the view's copy by how it lies in memory? A copy of a slice is contiguous at offset 0 where
+    the slice is not (`y[..., :k].view(-1)` raises, its copy's does not): so the copy lies as the view does
+    (`copy_lies_alike`), or the view is only read where it goes (never returned, stored or handed on, no layout
+    query: `Reads.only_read`)."""
+    return copy_lies_alike(view, base, ctx.flow) or ctx.reads.only_read(view, set(), DEPTH)
 
 
 @rule
@@ -136,10 +149,13 @@ class ReturnedViewOfFreshLocal(Rule):
     examples_operators = VIEW
     suppresses = (
         "def top(x, k, dim):\n    idx = torch.argsort(x, dim=dim, stable=True).flip(dim)\n"
-        "    return idx.narrow(dim, 0, k)\n",
+        "    return idx.movedim(dim, 0)\n",
         "def f(n, k):\n    buf = torch.zeros(n, 4)\n    total = buf.sum()\n    return buf[:k]\n",
     )
     keeps = (
+        "def top(x, k, dim):\n    idx = torch.argsort(x, dim=dim, stable=True).flip(dim)\n"
+        "    return idx.narrow(dim, 0, k)\n",  # returned: its copy is contiguous where a narrowed axis leaves gaps
+        "def f(n, k):\n    buf = torch.zeros(n, 4)\n    total = buf.sum()\n    return buf[k:]\n",  # a later start
         "def f(x: Tensor, n):\n    ladj = x.sum()\n    return ladj.expand(n, 3)\n",  # one element in n * 3 places
         "def f(x, k):\n    return x[:k]\n",  # the base is the caller's
         "def f(x, k):\n    idx = x.argsort()\n    idx = x\n    return idx[:k]\n",  # bound to the argument too
@@ -159,8 +175,8 @@ class ReturnedViewOfFreshLocal(Rule):
             return False
         root = storage_root(node, flow=flow)
         scope = flow.function_scope(root) if isinstance(root, cst.Name) else None
-        if scope is None or root.value not in scope.assignments:
-            return False
+        if scope is None or root.value not in scope.assignments or not layout_unseen(node, root, ctx):
+            return False  # not a local's view, or one whose copy a caller can tell by its layout
         for assignment in bindings(scope, root.value, flow):
             statement = flow.parent(assignment.node)
             if assignment.scope is not scope or not isinstance(statement, cst.AssignTarget) or \
@@ -205,6 +221,9 @@ class ViewOfFreshLocal(Rule):
     )
 
     suppresses += (  # a local unpacked from a call whose every result is new (a sort's values and indices)
+        "def f(x: Tensor, k):\n    vals, idx = x.sort(dim=-1)\n    vals = vals.t()\n    return vals, idx\n",
+    )
+    keeps += (  # returned: the copy of `vals[:, :k]` is contiguous where the view leaves gaps
         "def f(x: Tensor, k):\n    vals, idx = x.sort(dim=-1)\n    vals = vals[:, :k]\n    return vals, idx\n",
     )
     keeps += (  # unpacked from a split: views of the argument
@@ -227,7 +246,8 @@ class ViewOfFreshLocal(Rule):
             return False  # elements sharing memory: a write through one lands in others, a copy's does not
         flow, node = ctx.flow, mutant.node
         base = storage_root(node, flow=flow)
-        if not isinstance(base, cst.Name) or base is node or not is_tensor(node, flow):
+        if not isinstance(base, cst.Name) or base is node or not is_tensor(node, flow) or \
+                not layout_unseen(node, base, ctx):
             return False
         statement = flow.statement(node)
         if not isinstance(statement, cst.Return) and assigned_value(statement, base.value) is None:
@@ -244,15 +264,17 @@ class DisjointViewsOfFreshLocal(Rule):
     examples_operators = VIEW
     suppresses = (
         "def f(x: Tensor, w: Tensor, k):\n    mixed = x @ w\n    head, rest = mixed[..., :k], mixed[..., k:]\n"
+        "    return torch.cat((rest, head), -1)\n",  # only read: how the views lie is not seen
+    )
+    keeps = (
+        # the views returned or handed on: a copy of `y[..., :k]` is contiguous where the view is not (a caller's
+        # `.view(-1)` raises on the view only), a copy of `y[k:]` starts its storage where the view does not
+        "def f(x: Tensor, w: Tensor, k):\n    mixed = x @ w\n    head, rest = mixed[..., :k], mixed[..., k:]\n"
         "    rest.mul_(2)\n    return head, rest\n",
         "def f(x: Tensor, branch):\n    y = torch.einsum('bij,bjk->bik', x, x)\n"
         "    first, others = y[..., 0, :], y[..., 1:, :]\n    return branch(first), others\n",
         "def f(a: Tensor, b: Tensor, gate):\n    s = a + b\n    s, last = s[:-1], s[-1]\n    gate(s)\n"
-        "    return s, last\n",  # the name rebound to one of the views: the base's value is not used again
-        "def f(x: Tensor, w: Tensor, k, c):\n    y = x @ w\n    a, b = y[..., :k], y[..., k:]\n    b.mul_(2)\n"
-        "    y = torch.cat((a, b), -1)\n    if c:\n        y = y.sum(0)\n    return y.flatten()\n",  # rebound first
-    )
-    keeps = (
+        "    return s, last\n",
         "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k + 1], y[k:]\n    b.zero_()\n    return a\n",  # overlap
         "def f(x: Tensor, k):\n    y = x * 2\n    a, b = y[:k], y[k:]\n    b.zero_()\n    return a, y\n",  # base used
         "def f(y: Tensor, k):\n    a, b = y[:k], y[k:]\n    b.zero_()\n    return a\n",  # the caller's base
@@ -276,7 +298,8 @@ class DisjointViewsOfFreshLocal(Rule):
         if self_overlapping(mutant.node, ctx.flow):
             return False  # elements sharing memory: a write through one lands in others, a copy's does not
         flow, node = ctx.flow, mutant.node
-        if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name) or not is_tensor(node, flow):
+        if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name) or not is_tensor(node, flow) or \
+                not layout_unseen(node, node.value, ctx):
             return False
         base, statement = node.value, flow.statement(node)
         scope = flow.function_scope(base)
