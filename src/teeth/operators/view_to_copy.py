@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from teeth.equivalence.effects import dotted
 from teeth.operators.base import Example, Operator, method_call, narrowing_slices, slices_no_rows, torch_call
 
 VIEW_METHODS = ("narrow", "view", "view_as", "as_strided", "select", "transpose", "permute", "expand",
@@ -74,7 +75,7 @@ def _sequence(value: cst.BaseExpression) -> bool:
     """A list or tuple made here: a display, a comprehension, `list(...)`, `tuple(...)`, `torch.Size(...)`."""
     if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
         return True
-    return isinstance(value, cst.Call) and _dotted(value.func) in ("list", "tuple", "torch.Size", "Size")
+    return isinstance(value, cst.Call) and dotted(value.func) in ("list", "tuple", "torch.Size", "Size")
 
 
 def _no_tensor(value: cst.BaseExpression, ctx) -> bool:
@@ -117,16 +118,7 @@ def _sequence_annotation(param: cst.Param) -> bool:
         return False
     annotation = param.annotation.annotation
     head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
-    return _dotted(head) in SEQUENCES
-
-
-def _dotted(expr: cst.BaseExpression) -> str | None:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        head = _dotted(expr.value)
-        return f"{head}.{expr.attr.value}" if head else None
-    return None
+    return dotted(head) in SEQUENCES
 
 
 def _functional(receiver: cst.BaseExpression) -> bool:
@@ -137,5 +129,5 @@ def _functional(receiver: cst.BaseExpression) -> bool:
         receiver = receiver.value
     if not isinstance(receiver, cst.Name):
         return False
-    dotted = ".".join([receiver.value, *reversed(names)])
-    return dotted in ("F", "nn.functional", "torch.nn.functional")
+    path = ".".join([receiver.value, *reversed(names)])
+    return path in ("F", "nn.functional", "torch.nn.functional")
