@@ -59,6 +59,7 @@ class Callees:
         self._effects: dict[int, CalleeEffects | None] = {}
         self._active: set[int] = set()
         self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
+        self._calls: dict[cst.Call, tuple[cst.FunctionDef, Reads, bool] | None] = {}  # a call -> what it calls
         self.flows: dict[int, Path] = {}
 
     def add(self, path: Path, flow: Flow, reads: Reads) -> None:
@@ -69,10 +70,26 @@ class Callees:
     # -- resolving a call to a definition ------------------------------------------------------------------------
 
     def function(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads] | None:
-        """The plain function `call` calls, with the analysis of its file; None when it cannot be told. A call of
-        a callee held in an attribute (`self.NAME(...)`) is resolved by `held`."""
-        if isinstance(call.func, cst.Attribute):
-            return self.of_module(flow, call) or self.held(flow, call)
+        """The plain function `call` calls, with the analysis of its file; None when it cannot be told."""
+        found = self._resolved(flow, call)
+        return found[:2] if found is not None else None
+
+    def _resolved(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads, bool] | None:
+        """`function`'s answer and whether the call binds the callee's first parameter (a method of an instance held
+        in an attribute, `self.NAME(...)`, resolved by `held`; a function of a module, `mod.NAME(...)`, binds none);
+        worked out once per call."""
+        if call not in self._calls:  # keyed by the node itself (nodes compare by identity), kept alive while cached
+            bound, found = False, None
+            if isinstance(call.func, cst.Attribute):
+                found = self.of_module(flow, call)
+                if found is None:
+                    bound, found = True, self.held(flow, call)
+            else:
+                found = self._named(flow, call)
+            self._calls[call] = (*found, bound) if found is not None else None
+        return self._calls[call]
+
+    def _named(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads] | None:
         if not isinstance(call.func, cst.Name):
             return None
         scope = flow.scopes.get(call.func)
@@ -123,7 +140,9 @@ class Callees:
         return None
 
     def _in_package(self, folder: Path, parts: list[str]) -> Path | None:
-        base = folder.joinpath(*parts) if parts else folder
+        """The file of module `parts` under `folder` (`a/b.py` or `a/b/__init__.py`; the folder's own `__init__.py`
+        when `parts` is empty), if it lies in the package."""
+        base = folder.joinpath(*parts)
         for candidate in ((base.with_suffix(".py") if parts else None), base / "__init__.py"):
             if candidate is not None and candidate.is_file():
                 resolved = candidate.resolve()
@@ -233,12 +252,7 @@ class Callees:
             if parts[0] != self.root.name:
                 return None  # another package: its code is not the target's
             folder, parts = self.root, parts[1:]
-        base = folder.joinpath(*parts)
-        for candidate in (base.with_suffix(".py") if parts else None, base / "__init__.py"):
-            if candidate is not None and candidate.is_file():
-                resolved = candidate.resolve()
-                return resolved if self.root in resolved.parents else None
-        return None
+        return self._in_package(folder, parts)
 
     def _load(self, path: Path):
         if path not in self._modules:
@@ -257,12 +271,10 @@ class Callees:
     # -- what a definition does to its arguments -----------------------------------------------------------------
 
     def effects(self, flow: Flow, call: cst.Call) -> CalleeEffects | None:
-        found = self.function(flow, call)
+        found = self._resolved(flow, call)
         if found is None:
             return None
-        function, reads = found
-        # a method of the held instance: its first parameter is it (a module's function has none)
-        bound = isinstance(call.func, cst.Attribute) and self.of_module(flow, call) is None
+        function, reads, bound = found
         found = self._function_effects(function, reads)
         if found is None or not bound:
             return found
@@ -324,11 +336,11 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
         if result.name_only_read(name, set(), set(), DEPTH):
             returned.add(name.value)
     returns = [n for n in _own(function.body) if isinstance(n, cst.Return)]
-    fresh = bool(returns) and all(r.value is not None and _fresh_return(reads, r) for r in returns) and \
-        not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own(function.body))
+    plain = bool(returns) and all(r.value is not None for r in returns) and \
+        not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own(function.body))  # each call returns a value
+    fresh = plain and all(_fresh_return(reads, r) for r in returns)
     quiet = reads.writes_only_own(function.body)
-    tensor = bool(returns) and all(r.value is not None and is_tensor(r.value, flow) for r in returns) and \
-        not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own(function.body))
+    tensor = plain and all(is_tensor(r.value, flow) for r in returns)
     return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor)
 
 

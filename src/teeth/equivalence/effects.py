@@ -320,88 +320,11 @@ def contiguity(expr: cst.BaseExpression, flow=None) -> str:
             return row.contiguous
     return "no"
 
+
 # Views that only reorder a tensor's axes: of a dense tensor (its elements one block of memory, no gaps) they are
 # dense, and `.clone()` keeps a dense tensor's strides (`torch.preserve_format`).
 PERMUTING = frozenset("t transpose permute movedim swapaxes swapdims adjoint".split())
 PERMUTING_ATTRIBUTES = frozenset("T mT H mH".split())
-
-
-def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, flow=None) -> bool:
-    """Would `view.clone()` lie in memory as `view` does (the same strides, offset 0 as the base's), `view` being taken
-    of `base`, a new tensor (dense, at the start of its storage)? Yes when every step from `base` is a permutation of
-    axes, a reshape, a squeeze/unsqueeze or a cast (their row keeps contiguity: of a dense tensor they are dense), a
-    subscript that only adds or keeps axes (`x[:, None]`, `x[...]`), or, of a tensor known contiguous, one that only
-    cuts the first axis from its start (`x[:n]`, `x[0]`); a copy of anything else (`x[:, :k]`, `x[1:]`, `x[..., 0]`)
-    is contiguous at offset 0 where the view is not, which `.view(-1)`, `stride()` and kernels can see."""
-    node = view
-    for _ in range(64):
-        if node is base:
-            return True
-        if isinstance(node, cst.Attribute):
-            if node.attr.value not in PERMUTING_ATTRIBUTES:
-                return False
-            node = node.value
-            continue
-        if isinstance(node, cst.Subscript):
-            if not (_keeps_axes(node) or (_leading_prefix(node) and _contiguous(node.value, flow))):
-                return False
-            node = node.value
-            continue
-        if not isinstance(node, cst.Call) or has_out(node):
-            return False
-        name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value \
-            if isinstance(node.func, cst.Name) else None
-        row = call_effect(node, flow)
-        if row is None or row.writes_receiver or row.result != "alias" or \
-                not (name in PERMUTING or row.contiguous == "kept"):
-            return False
-        following = base_of(node, flow)
-        if following is None:
-            return False
-        node = following
-    return False
-
-
-def _keeps_axes(node: cst.Subscript) -> bool:
-    """`x[:, None]`, `x[...]`, `x[:]`: every element a whole axis, a new axis or an ellipsis."""
-    for element in node.slice:
-        index = element.slice
-        if isinstance(index, cst.Slice):
-            if index.lower is not None or index.upper is not None or index.step is not None:
-                return False
-        elif not (isinstance(index.value, cst.Ellipsis) or
-                  (isinstance(index.value, cst.Name) and index.value.value == "None")):
-            return False
-    return True
-
-
-def _leading_prefix(node: cst.Subscript) -> bool:
-    """`x[:n]`, `x[:n, :]`, `x[0]`: the first axis cut from its start (a slice with no lower bound or step, or the
-    index 0), every other element a whole axis."""
-    elements = list(node.slice)
-    first = elements[0].slice
-    if isinstance(first, cst.Slice):
-        start = first.lower
-        if first.step is not None or not (start is None or (isinstance(start, cst.Integer) and
-                                                             start.evaluated_value == 0)):
-            return False
-    elif not (isinstance(first.value, cst.Integer) and first.value.evaluated_value == 0):
-        return False
-    rest = node.with_changes(slice=elements[1:]) if len(elements) > 1 else None
-    return rest is None or _keeps_axes(rest)
-
-
-def _contiguous(expr: cst.BaseExpression, flow=None, depth: int = 8) -> bool:
-    """Is `expr` known contiguous: a call whose row says always, one whose row keeps contiguity of a tensor that is
-    (`y.view(-1)`), or a name whose one reaching binding is such a call?"""
-    if isinstance(expr, cst.Name) and flow is not None:
-        reaching = flow.reaching(expr)
-        expr = reaching.value if reaching is not None and reaching.value is not None else expr
-    found = contiguity(expr, flow)
-    if found == "kept" and depth > 0:
-        following = base_of(expr, flow)
-        return following is not None and _contiguous(following, flow, depth - 1)
-    return found == "yes"
 
 
 # Methods a tensor has and Python lists, tuples and numpy arrays lack: a call of one returns a tensor.

@@ -8,7 +8,9 @@ import libcst as cst
 
 from teeth.equivalence.aliasing import HELD, KERNEL, TORCH_HELD, VIEW
 from teeth.equivalence.base import Context, Mutation, Rule, rule
-from teeth.equivalence.effects import copy_lies_alike, self_overlapping, storage_root
+from teeth.equivalence.contiguity import contiguous_at, value_contiguous
+from teeth.equivalence.effects import PERMUTING, PERMUTING_ATTRIBUTES, base_of, call_effect, has_out, \
+    self_overlapping, storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses, walk
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.regions import disjoint
@@ -133,12 +135,82 @@ class ViewOfFresh(Rule):
         # that is a copy itself) whose copy lies in memory as it does, or that is only read
 
 
+def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Context) -> bool:
+    """Would `view.clone()` lie in memory as `view` does (the same strides, offset 0 as the base's), `view` being taken
+    of `base`, a new tensor (dense, at the start of its storage)? Yes when every step from `base` is a permutation of
+    axes, a reshape, a squeeze/unsqueeze or a cast (their row keeps contiguity: of a dense tensor they are dense), a
+    subscript that only adds or keeps axes (`x[:, None]`, `x[...]`), or, of a tensor known contiguous, one that only
+    cuts the first axis from its start (`x[:n]`, `x[0]`); a copy of anything else (`x[:, :k]`, `x[1:]`, `x[..., 0]`)
+    is contiguous at offset 0 where the view is not, which `.view(-1)`, `stride()` and kernels can see."""
+    node, flow = view, ctx.flow
+    for _ in range(64):
+        if node is base:
+            return True
+        if isinstance(node, cst.Attribute):
+            if node.attr.value not in PERMUTING_ATTRIBUTES:
+                return False
+            node = node.value
+            continue
+        if isinstance(node, cst.Subscript):
+            if not (_keeps_axes(node) or (_leading_prefix(node) and _known_contiguous(node.value, ctx))):
+                return False
+            node = node.value
+            continue
+        if not isinstance(node, cst.Call) or has_out(node):
+            return False
+        name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value \
+            if isinstance(node.func, cst.Name) else None
+        row = call_effect(node, flow)
+        if row is None or row.writes_receiver or row.result != "alias" or \
+                not (name in PERMUTING or row.contiguous == "kept"):
+            return False
+        following = base_of(node, flow)
+        if following is None:
+            return False
+        node = following
+    return False
+
+
+def _keeps_axes(node: cst.Subscript) -> bool:
+    """`x[:, None]`, `x[...]`, `x[:]`: every element a whole axis, a new axis or an ellipsis."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            if index.lower is not None or index.upper is not None or index.step is not None:
+                return False
+        elif not (isinstance(index.value, cst.Ellipsis) or
+                  (isinstance(index.value, cst.Name) and index.value.value == "None")):
+            return False
+    return True
+
+
+def _leading_prefix(node: cst.Subscript) -> bool:
+    """`x[:n]`, `x[:n, :]`, `x[0]`: the first axis cut from its start (a slice with no lower bound or step, or the
+    index 0), every other element a whole axis."""
+    elements = list(node.slice)
+    first = elements[0].slice
+    if isinstance(first, cst.Slice):
+        start = first.lower
+        if first.step is not None or not (start is None or (isinstance(start, cst.Integer) and
+                                                             start.evaluated_value == 0)):
+            return False
+    elif not (isinstance(first.value, cst.Integer) and first.value.evaluated_value == 0):
+        return False
+    rest = node.with_changes(slice=elements[1:]) if len(elements) > 1 else None
+    return rest is None or _keeps_axes(rest)
+
+
+def _known_contiguous(expr: cst.BaseExpression, ctx: Context) -> bool:
+    """Is `expr` contiguous, by the binding that reaches a name or by what the expression makes (`contiguity.py`)?"""
+    return contiguous_at(ctx, expr, DEPTH) if isinstance(expr, cst.Name) else value_contiguous(ctx, expr, DEPTH)
+
+
 def layout_unseen(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Context) -> bool:
     """Can nothing tell the view's copy by how it lies in memory? A copy of a slice is contiguous at offset 0 where
     the slice is not (`y[..., :k].view(-1)` raises, its copy's does not): so the copy lies as the view does
     (`copy_lies_alike`), or the view is only read where it goes (never returned, stored or handed on, no layout
     query: `Reads.only_read`)."""
-    return copy_lies_alike(view, base, ctx.flow) or ctx.reads.only_read(view, set(), DEPTH)
+    return copy_lies_alike(view, base, ctx) or ctx.reads.only_read(view, set(), DEPTH)
 
 
 @rule

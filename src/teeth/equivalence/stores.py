@@ -10,7 +10,7 @@ import libcst as cst
 
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import dotted, function_effect, function_name, has_out, method_effect
-from teeth.equivalence.flow import assigned_value, bindings, uses
+from teeth.equivalence.flow import assigned_value, bindings, uses, walk
 from teeth.equivalence.reads import DEPTH
 
 STORES = ("dropped_replacement", "index_write")
@@ -222,7 +222,7 @@ class AccumulatedIntoZeros(Rule):
             return False
         target = statement.target
         if not isinstance(target, cst.Subscript) or not isinstance(target.value, cst.Name) or \
-                any(isinstance(n, cst.Name) and n.value == target.value.value for e in target.slice for n in _names(e)):
+                any(isinstance(n, cst.Name) and n.value == target.value.value for e in target.slice for n in walk(e)):
             return False  # an index that uses the tensor may write into it first (`out[g(out)] += 1`)
         return _zeros(_made_just_before(ctx.flow, statement, target.value.value), ctx)
 
@@ -241,22 +241,14 @@ def _made_just_before(flow, statement: cst.CSTNode, name: str) -> cst.BaseExpres
         return None  # a global, a closure's
     body = list(block.body)
     for earlier in reversed(body[:body.index(line)]):
-        if not any(isinstance(n, cst.Name) and n.value == name for n in _names(earlier)):
+        if not any(isinstance(n, cst.Name) and n.value == name for n in walk(earlier)):
             continue
         if not isinstance(earlier, cst.SimpleStatementLine) or len(earlier.body) != 1:
             return None
         made = earlier.body[0]
         if isinstance(made, cst.Assign) and len(made.targets) == 1 and isinstance(made.targets[0].target, cst.Name) \
                 and made.targets[0].target.value == name and \
-                not any(isinstance(n, cst.Name) and n.value == name for n in _names(made.value)):
+                not any(isinstance(n, cst.Name) and n.value == name for n in walk(made.value)):
             return made.value
         return None
     return None
-
-
-def _names(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.children)
-        yield node

@@ -123,11 +123,4 @@ def _sequence_annotation(param: cst.Param) -> bool:
 
 def _functional(receiver: cst.BaseExpression) -> bool:
     """`F`, `nn.functional` or `torch.nn.functional`: their functions return new tensors, never views."""
-    names = []
-    while isinstance(receiver, cst.Attribute):
-        names.append(receiver.attr.value)
-        receiver = receiver.value
-    if not isinstance(receiver, cst.Name):
-        return False
-    path = ".".join([receiver.value, *reversed(names)])
-    return path in ("F", "nn.functional", "torch.nn.functional")
+    return dotted(receiver) in ("F", "nn.functional", "torch.nn.functional")

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -21,8 +22,12 @@ class Bindings:
 
     values: dict[str, cst.BaseExpression] = field(default_factory=dict)
     bound: dict[str, int] = field(default_factory=dict)  # how often each name is bound there, parameters included
-    every: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # names bound only by `name = value`
     assigned: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # every `name = value` of each name
+
+    @functools.cached_property
+    def every(self) -> dict[str, list[cst.BaseExpression]]:
+        """The names bound only by `name = value`, with all their values."""
+        return {name: values for name, values in self.assigned.items() if len(values) == self.bound.get(name)}
 
     def resolve(self, expr: cst.BaseExpression, depth: int = 4) -> cst.BaseExpression:
         """`expr`, or the value a name is bound to (followed through up to `depth` names)."""
@@ -91,5 +96,4 @@ def bindings_of(function: cst.FunctionDef) -> Bindings:
     function.visit(collect)
     return Bindings({name: value for name, value in collect.plain.items() if collect.count[name] == 1},
                     dict(collect.count),
-                    {name: values for name, values in collect.values.items() if len(values) == collect.count[name]},
                     dict(collect.values))
