@@ -228,6 +228,7 @@ class ReturnedViewOfFreshLocal(Rule):
         "def top(x, k, dim):\n    idx = torch.argsort(x, dim=dim, stable=True).flip(dim)\n"
         "    return idx.narrow(dim, 0, k)\n",  # returned: its copy is contiguous where a narrowed axis leaves gaps
         "def f(n, k):\n    buf = torch.zeros(n, 4)\n    total = buf.sum()\n    return buf[k:]\n",  # a later start
+        "def g(t: Tensor):\n    return len\n\ndef f(x: Tensor):\n    res = g(x)\n    return res.squeeze(0)\n",  # a builtin
         "def f(x: Tensor, n):\n    ladj = x.sum()\n    return ladj.expand(n, 3)\n",  # one element in n * 3 places
         "def f(x, k):\n    return x[:k]\n",  # the base is the caller's
         "def f(x, k):\n    idx = x.argsort()\n    idx = x\n    return idx[:k]\n",  # bound to the argument too
