@@ -354,6 +354,95 @@ def test_a_view_given_to_a_callee_that_writes_it_or_is_not_the_packages_is_kept(
     assert found and found == [None] * len(found), found
 
 
+PRIVATE = "def _diffs(t, x):\n    return (t[1:] - t[:-1]) * x\n\n"  # `t` unannotated: a tensor only by its callers
+
+
+@pytest.mark.parametrize("files", [
+    {"pkg/code.py": PRIVATE + "def api(x, t=None):\n    t = torch.linspace(0, 1, 5) if t is None else "
+                              "torch.as_tensor(t)\n    return _diffs(t, x)\n"},
+    {"pkg/code.py": PRIVATE, "pkg/api.py": "import torch\nfrom .code import _diffs\n\n"
+                                           "def api(x):\n    return _diffs(torch.arange(5.0), x) + "
+                                           "_diffs(t=torch.ones(5), x=x)\n"},  # by keyword, from another file
+])
+def test_a_private_functions_parameter_every_caller_of_the_package_gives_a_tensor_is_one(tmp_path, files):
+    path = package(tmp_path, {"pkg/__init__.py": "", **{k: "import torch\n" + v for k, v in files.items()}})
+    found = skips_of(path)
+    assert len(found) == 2 and all(skip and "view_only_read" in skip for skip in found), found
+
+
+@pytest.mark.parametrize("files", [
+    {"pkg/code.py": PRIVATE + "def api(x):\n    return _diffs(torch.arange(5.0), x) + _diffs([1.0, 2.0], x)\n"},
+    {"pkg/code.py": PRIVATE.replace("_diffs", "diffs") + "def api(x):\n    return diffs(torch.arange(5.0), x)\n"},
+    {"pkg/code.py": PRIVATE + "def api(x):\n    return _diffs(torch.arange(5.0), x)\n",
+     "pkg/api.py": "from . import code\n\ndef api(x, t):\n    return code._diffs(t, x)\n"},  # by attribute
+    {"pkg/code.py": PRIVATE + "def api(x, fn=_diffs):\n    return fn(torch.arange(5.0), x)\n"},  # as a value
+    {"pkg/code.py": PRIVATE + "def api(x, *a):\n    return _diffs(*a)\n"},
+    {"pkg/code.py": PRIVATE + "def api(x):\n    return _diffs(torch.arange(5.0), x)\n",
+     "pkg/api.py": "def _diffs(t, x):\n    return t\n\ndef api(x):\n    return _diffs([1, 2], x)\n"},
+])
+def test_a_private_functions_parameter_is_unknown_when_one_use_of_its_name_is_not_a_call_given_a_tensor(
+        tmp_path, files):
+    """A caller passing a list, a public function (other code may call it), a call through a module attribute or a
+    value, `*args`, a second definition of the name elsewhere in the package: the slices of `t` are kept."""
+    path = package(tmp_path, {"pkg/__init__.py": "", **{k: "import torch\n" + v for k, v in files.items()}})
+    found = skips_of(path)
+    assert len(found) == 2 and found == [None, None], found
+
+
+def test_a_new_call_of_a_private_function_in_another_file_redoes_a_cached_discovery(tmp_path):
+    from teeth.discovery.cache import DiscoveryCache
+
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": "import torch\n" + PRIVATE +
+                              "def api(x):\n    return _diffs(torch.arange(5.0), x)\n", "pkg/other.py": "\n"})
+    target = Target(name="t", root=path.parent, files=[path], tests=["tests"])
+    cache, operators = DiscoveryCache(tmp_path / "cache"), select_operators(["view_to_copy"])
+    assert all(m.skip for m in cache.discover(target, operators).mutants)
+    (tmp_path / "pkg" / "other.py").write_text("from .code import _diffs\n\ndef g(x):\n    return _diffs([1], x)\n")
+    again = cache.discover(target, operators)
+    assert cache.hits == 0 and again.mutants and all(m.skip is None for m in again.mutants)
+
+
+@pytest.mark.parametrize("code, skipped", [
+    # a test of an `if` always runs: `ndimension` raises unless `x` is a tensor, whatever the branch
+    ("def f(x, t=None):\n    if x.ndimension() < 2:\n        raise ValueError\n    return x[1:] - x[:-1]\n", True),
+    # whatever value reaches the check after a branch's rebinding, it was checked
+    ("def f(x, t=None):\n    if t is None:\n        t = x.sum(-1)\n    if not t.is_floating_point():\n"
+     "        raise ValueError\n    return t[1:] - t[:-1]\n", True),
+    ("def f(x, t):\n    if t.dim() != 1:\n        raise ValueError\n    t = list(t)\n    return t[1:] + t[:-1]\n", False),
+    ("def f(x, xs):\n    x.dim()\n    for y in xs:\n        z = x[1:] - x[:-1]\n        x = y\n    return z\n", False),
+    # a function of the package that raises for a non-tensor before it may return
+    ("def check(x):\n    if x.ndimension() < 2:\n        raise ValueError\n\n"
+     "def f(x):\n    check(x)\n    return x[1:] - x[:-1]\n", True),
+    ("def check(x, quick):\n    if quick:\n        return\n    if x.ndimension() < 2:\n        raise ValueError\n\n"
+     "def f(x, q):\n    check(x, q)\n    return x[1:] - x[:-1]\n", False),
+    ("def check(x, y):\n    y.dim()\n\ndef f(x, y):\n    check(x, y)\n    return x[1:] - x[:-1]\n", False),
+    # `if t is None: t = <tensor>` keeps a tensor and makes None one: a callee that accepts None and checks the rest
+    ("def check(x, t):\n    if t is None:\n        t = torch.ones(3)\n    if t.dim() != 1:\n        raise ValueError\n"
+     "\ndef prepare(x, t=None):\n    y = check(x, t)\n    return x\n\ndef f(x, t=None):\n    c = prepare(x, t=t)\n"
+     "    if t is None:\n        t = torch.ones(5)\n    return c / (t[1:] - t[:-1])\n", True),
+    ("def f(x, t=None):\n    t.dim()\n    if t is None:\n        t = [1, 2]\n    return x / (t[1:] - t[:-1])\n", False),
+])
+def test_a_value_checked_a_tensor_before_the_view_is_one(tmp_path, code, skipped):
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": "import torch\n\n" + code})
+    found = skips_of(path)
+    assert len(found) == 2 and all((skip is not None) == skipped for skip in found), found
+    assert not skipped or all("view_only_read" in skip for skip in found), found
+
+
+@pytest.mark.parametrize("returned, skipped", [
+    ("x[..., :1], x[..., 1:] * 2", True),
+    ("x[..., :1], [1, 2]", False),  # one element no tensor
+])
+def test_the_elements_of_a_package_functions_tuple_of_tensors_are_tensors(tmp_path, returned, skipped):
+    code = (f"import torch\n\ndef _parts(x: torch.Tensor):\n    return {returned}\n\n"
+            "def f(x: torch.Tensor, flag):\n    if flag:\n        a, b = _parts(x)\n    else:\n"
+            "        a, b = _parts(x * 3)\n    c = b.transpose(-1, -2)\n    return a.sum() + c.sum()\n")
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": code})
+    found = [m.skip for m in discover_file(Target(name="t", root=tmp_path, files=[path], tests=["tests"]), path,
+                                           select_operators(["view_to_copy"])).mutants if "b.transpose" in m.one_line]
+    assert len(found) == 1 and (found[0] is not None) == skipped, found
+
+
 def test_a_cached_discovery_is_redone_when_a_callee_file_it_read_changes(tmp_path):
     from teeth.discovery.cache import DiscoveryCache
 

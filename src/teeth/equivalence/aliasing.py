@@ -8,7 +8,8 @@ import libcst as cst
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses
-from teeth.equivalence.reads import DEPTH
+from teeth.equivalence.reads import DEPTH, Reads, function_of, writes_no_tensor
+from teeth.equivalence.flow import walk as cst_walk
 from teeth.equivalence.tensors import is_tensor
 
 VIEW = ("view_to_copy",)
@@ -74,6 +75,16 @@ class ViewOnlyRead(Rule):
         KERNEL + "def f(x, c, n):\n    y = x.unsqueeze(0)\n    k[(1,)](x, c, y, n)\n    return x\n",  # stored into
         "from elsewhere import k\n\ndef f(x, c, n):\n    c = c.unsqueeze(0)\n    k[(1,)](x, c, x, n)\n    return x\n",
     )
+
+    # a loop over the view: its elements (views of the base) bound to the loop's name, which is only read
+    suppresses += (
+        "def f(x: Tensor):\n    out = []\n    for v in x[:-1]:\n        out.append(v * 2)\n    return out\n",
+    )
+    keeps += (
+        "def f(x: Tensor):\n    for v in x[:-1]:\n        v.mul_(2)\n    return x\n",  # written through an element
+        "def f(x: Tensor):\n    s = 0\n    for v in x[:-1]:\n        s = s + v\n        x[-1] += 1\n    return s\n",
+        "def f(x: Tensor):\n    s = 0\n    for v in x[:-1]:\n        s = s + v\n    x.add_(1)\n    return s + v\n",
+    )  # the base written while the elements are read: in the loop, or after it, the last element read then
 
     # a function of the package only reads the view, or lets it reach only its result (derived from its body)
     suppresses += (
@@ -269,6 +280,79 @@ class ViewOnlyRead(Rule):
         # the base's names hand it on or write it: fine for a tensor the function did not make, when nothing may
         # write such a tensor while the view is read (a write into the function's own tensors may be into this one)
         return not ctx.reads.own_storage(root) and ctx.reads.quiet_from(node)
+
+
+@rule
+class ViewReturnedToReaders(Rule):
+    name = "view_returned_to_readers"
+    reason = ("the view is returned by a private function or method whose every call in the package only reads "
+              "the result, and nothing writes a tensor after the view is made until those reads are over")
+    examples_operators = VIEW
+    suppresses = (
+        "def _parts(x: Tensor):\n    return x[..., :1], x[..., 1:]\n\n"
+        "def f(x: Tensor):\n    a, b = _parts(x)\n    return a.sum() + b.mean()\n",
+        "def _head(x: Tensor, n):\n    h = x[:n]\n    return h\n\n"
+        "def f(x: Tensor):\n    return torch.cat([_head(x, 2), x]) * _head(x, 1).sum()\n",
+        # a method: every `obj._split(...)` of the package, whatever `obj`, only read
+        "class Net:\n    def _split(self, x: Tensor):\n        return x[:, :2], x[:, 2:]\n\n"
+        "    def forward(self, x: Tensor):\n        a, b = self._split(x)\n        return a * b.sum()\n",
+    )
+    keeps = (
+        "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    h = _head(x, 2)\n    h.zero_()\n"
+        "    return x\n",  # a caller writes through it
+        "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    h = _head(x, 2)\n    x.add_(1)\n"
+        "    return h.sum()\n",  # a caller writes its base while it is read
+        "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    return _head(x, 2)\n",  # handed on
+        "def _head(n):\n    buf = torch.zeros(n)\n    h = buf[:2]\n    buf.fill_(1)\n    return h\n\n"
+        "def f(n):\n    return _head(n).sum()\n",  # its base written after it is made
+        "def _head(n):\n    buf = torch.zeros(n)\n    h = buf[:2]\n    buf[0] = 1\n    return h\n\n"
+        "def f(n):\n    return _head(n).sum()\n",
+        "def head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    return head(x, 2).sum()\n",  # public
+        "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor, g=_head):\n    return g(x, 2).sum()\n",
+        "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    return _head(x, 2).stride(0)\n",  # layout
+        "class Net:\n    def _split(self, x: Tensor):\n        return x[:, :2], x[:, 2:]\n\n"
+        "    def forward(self, x: Tensor):\n        a, b = self._split(x)\n        return a * b.sum()\n\n"
+        "    def step(self, x: Tensor):\n        return self._split(x)\n",  # one caller hands it on
+        "class Net:\n    def _split(self, x: Tensor):\n        return x[:, :2], x[:, 2:]\n\n"
+        "    def forward(self, x: Tensor):\n        a, b = getattr(self, '_split')(x)\n        return a * b.sum()\n",
+        "class Net:\n    def _split(self, x: Tensor):\n        return x[:, :2], x[:, 2:]\n\n"
+        "    def forward(self, x: Tensor, f=None):\n        f = f or self._split\n        a, b = f(x)\n"
+        "        return a * b.sum()\n",  # called through another name
+    )
+
+    def judge(self, mutant: Mutation, ctx: Context) -> bool:
+        node, flow = mutant.node, ctx.flow
+        if storage_root(node, flow=flow) is node or not is_tensor(node, flow):
+            return False
+        function = function_of(flow, node)
+        if function is None or any(isinstance(n, (cst.Yield, cst.Await)) for n in cst_walk(function.body)):
+            return False
+        calls = ctx.callees.calls(flow, function)
+        if not calls or not Reads(flow, ctx.callees, returns_of=function).only_read(node, set(), DEPTH):
+            return False
+        statement = flow.statement(node) or flow.statement_part(node)
+        if statement is None or not writes_no_tensor(ctx.reads, statement, after=node) or \
+                not all(writes_no_tensor(ctx.reads, later) for later in flow.after(statement)):
+            return False
+        return all(_result_only_read(ctx.callees.reads_of(caller), call) for caller, call in calls)
+
+
+def _result_only_read(reads: Reads | None, call: cst.Call) -> bool:
+    """Is the result of `call` only read where it goes (a tuple unpacked to names that are each only read), and
+    nothing written that the function did not make while it may still be read?"""
+    if reads is None:
+        return False
+    flow = reads.flow
+    parent = flow.parent(call)
+    if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1 and \
+            isinstance(parent.targets[0].target, (cst.Tuple, cst.List)):
+        elements = parent.targets[0].target.elements
+        if not all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in elements) or \
+                not all(reads.name_only_read(e.value, set(), set(), DEPTH, after=parent) for e in elements):
+            return False
+    elif not reads.only_read(call, set(), DEPTH):
+        return False
+    return reads.quiet_from(call, made=True)
 
 
 @rule

@@ -12,6 +12,7 @@ discovery is redone when one changes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass
@@ -21,11 +22,11 @@ import libcst as cst
 from libcst.metadata import ImportAssignment, MetadataWrapper
 
 from teeth.equivalence.effects import dotted, storage_root
-from teeth.equivalence.flow import Flow
-from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, made_once_in_init, method_of, source_file, \
-    torch_class
+from teeth.equivalence.flow import Flow, walk
+from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, is_method, made_once_in_init, method_of, \
+    source_file, torch_class
 from teeth.equivalence.reads import DEPTH, Reads
-from teeth.equivalence.tensors import is_tensor
+from teeth.equivalence.tensors import checked_at_entry, is_tensor
 
 HOPS = 6  # re-exports followed from an import to the definition
 NESTING = 4  # callees analysed within callees
@@ -39,6 +40,8 @@ class CalleeEffects:
     fresh: bool  # every return gives a new tensor that nothing else holds
     quiet: bool = False  # writes no tensor it did not make itself (`Reads.writes_only_own` of its body)
     tensor: bool = False  # every return gives a tensor (`is_tensor` of each returned value, in its own file)
+    tensors: bool = False  # every return gives a tuple of tensors (a tuple literal, each element a tensor)
+    checked: frozenset[str] = frozenset()  # parameters it raises for unless they are tensors (`checked_at_entry`)
 
 
 def package_root(path: Path) -> Path | None:
@@ -60,11 +63,15 @@ class Callees:
         self._active: set[int] = set()
         self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
         self._calls: dict[cst.Call, tuple[cst.FunctionDef, Reads, bool] | None] = {}  # a call -> what it calls
+        self._callers: dict[int, list[tuple[Flow, cst.Call]] | None] = {}  # a private function -> its calls
+        self._own: Path | None = None  # the mutated file
+        self._texts: dict[Path, bytes] | None = None  # the package's files, when a private function's calls are asked
         self.flows: dict[int, Path] = {}
 
     def add(self, path: Path, flow: Flow, reads: Reads) -> None:
         """The mutated file itself: its own functions are callees too (never re-read from disk)."""
         self._modules[Path(path).resolve()] = (flow, reads)
+        self._own = Path(path).resolve()
         self.flows[id(flow)] = Path(path).resolve()
 
     # -- resolving a call to a definition ------------------------------------------------------------------------
@@ -268,6 +275,86 @@ class Callees:
             self.flows[id(flow)] = path
         return self._modules[path]
 
+    # -- who calls a definition ----------------------------------------------------------------------------------
+
+    def calls(self, flow: Flow, function: cst.FunctionDef) -> list[tuple[Flow, cst.Call]] | None:
+        """Every call in the package that may run `function`, a private one (`_name`, not a dunder, undecorated):
+        a plain function at the top of `flow`'s file, or a method of a class there. Each file of the package that
+        mentions the name is read, and every use of the name must be a definition, a plain `from ... import _name`
+        or a call: of a function, one that resolves to this very function (another definition of the name is
+        unknown); of a method, any `obj._name(...)` (whatever the object, so every call that may reach it is among
+        them; a subclass's override only takes calls away). Anything else (passed as a value, an attribute read
+        without a call, the name in a string, `getattr`'s) is None: callers unknown. The tests, which may call a
+        private function too, are not read."""
+        key = id(function)
+        if key in self._callers:
+            return self._callers[key]
+        self._callers[key] = None  # while asked: a cycle of questions answers unknown
+        name = function.name.value
+        found = None
+        if name.startswith("_") and not name.endswith("__") and not function.decorators and \
+                self.flows.get(id(flow)) is not None and is_method(flow, function) is not None:
+            found = self._calls_by_name(function, name, is_method(flow, function))
+        self._callers[key] = found
+        return found
+
+    def reads_of(self, flow: Flow) -> Reads | None:
+        """The analysis of the file `flow` is of (one this discovery read)."""
+        loaded = self._modules.get(self.flows.get(id(flow)))
+        return loaded[1] if loaded is not None else None
+
+    def _package_texts(self) -> dict[Path, bytes] | None:
+        """Every file of the package, read once; each recorded (a new call of a private function redoes a cached
+        discovery). None when one cannot be read."""
+        if self._texts is None:
+            texts = {}
+            files = sorted(self.root.rglob("*.py")) if self.root is not None else \
+                [self._own]  # a lone module: its own file is all its code
+            for path in files:
+                try:
+                    texts[path.resolve()] = text = path.read_bytes()
+                except OSError:
+                    return None
+                self.files.setdefault(str(path.resolve()), hashlib.sha256(text).hexdigest())
+            self._texts = texts
+        return self._texts
+
+    def _calls_by_name(self, function: cst.FunctionDef, name: str, method: bool) -> list[tuple[Flow, cst.Call]] | None:
+        found = []
+        texts = self._package_texts()
+        if texts is None:
+            return None
+        for path, text in texts.items():
+            if name.encode() not in text:
+                continue
+            loaded = self._modules.get(path) or self._load(path)
+            if loaded is None:
+                return None
+            other = loaded[0]
+            for node in walk(other.module):
+                if isinstance(node, cst.SimpleString) and node.evaluated_value == name:
+                    return None  # `getattr(obj, "_name")`, `__all__`: used by its name
+                if not isinstance(node, cst.Name) or node.value != name:
+                    continue
+                parent = other.parent(node)
+                if isinstance(parent, cst.FunctionDef) and parent.name is node:
+                    if parent is not function and not method:
+                        return None  # another function of the name: which one a call runs is not followed
+                elif not method and isinstance(parent, cst.ImportAlias) and parent.name is node and \
+                        parent.asname is None:
+                    continue
+                elif not method and isinstance(parent, cst.Call) and parent.func is node:
+                    resolved = self._resolved(other, parent)
+                    if resolved is None or resolved[0] is not function:
+                        return None
+                    found.append((other, parent))
+                elif method and isinstance(parent, cst.Attribute) and parent.attr is node and \
+                        isinstance(other.parent(parent), cst.Call) and other.parent(parent).func is parent:
+                    found.append((other, other.parent(parent)))
+                else:
+                    return None
+        return found
+
     # -- what a definition does to its arguments -----------------------------------------------------------------
 
     def effects(self, flow: Flow, call: cst.Call) -> CalleeEffects | None:
@@ -280,7 +367,7 @@ class Callees:
             return found
         if not found.params:
             return None
-        return CalleeEffects(found.params[1:], found.read, found.returned, found.fresh, found.quiet, found.tensor)
+        return dataclasses.replace(found, params=found.params[1:])
 
     def _function_effects(self, function: cst.FunctionDef, reads: Reads) -> CalleeEffects | None:
         key = id(function)
@@ -341,7 +428,11 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
     fresh = plain and all(_fresh_return(reads, r) for r in returns)
     quiet = reads.writes_only_own(function.body)
     tensor = plain and all(is_tensor(r.value, flow) for r in returns)
-    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor)
+    tensors = plain and all(isinstance(r.value, cst.Tuple) and r.value.elements and
+                            all(not isinstance(e, cst.StarredElement) and is_tensor(e.value, flow)
+                                for e in r.value.elements) for r in returns)
+    checked = frozenset(name.value for name in named if checked_at_entry(function, name.value, flow))
+    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor, tensors, checked)
 
 
 def _fresh_return(reads: Reads, statement: cst.Return) -> bool:

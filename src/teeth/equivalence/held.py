@@ -35,6 +35,16 @@ def method_of(flow: Flow, node: cst.CSTNode, instance: str):
     return method, cls
 
 
+def is_method(flow: Flow, function: cst.FunctionDef) -> bool | None:
+    """False for a function at the top of its file, True for a method of a class there (defined in its body), None
+    for anything else (a nested function, a method of a nested class)."""
+    parent = flow.parent(function)
+    if isinstance(parent, cst.Module):
+        return False
+    owner = flow.parent(parent) if isinstance(parent, cst.IndentedBlock) else None
+    return True if isinstance(owner, cst.ClassDef) and isinstance(flow.parent(owner), cst.Module) else None
+
+
 def made_once_in_init(flow: Flow, cls: cst.ClassDef, name: str) -> cst.Call | None:
     """`Cls(...)` when `self.NAME = Cls(...)` in the class's `__init__` (its first parameter `self`, at the top of
     its body) is the only store into that attribute anywhere in the class, the class has no member `NAME` and no

@@ -140,14 +140,16 @@ class Reads:
                 if isinstance(call, cst.Call) and _reads_only(call, self.callees, self.flow) and not (
                         holder.keyword and holder.keyword.value == "out"):
                     return True
+            if isinstance(container, cst.Tuple) and isinstance(holder, cst.Return) and self._returned_here(holder):
+                return True  # `return a, b`: an element of the result, whose uses the callers judge
             if isinstance(container, cst.Tuple) and isinstance(holder, cst.Assign) and bind:
                 name = _unpacked_to(holder, container, parent)
                 return name is not None and self.name_only_read(name, {id(node)}, seen, depth - 1)
             return False
         if isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is node:
             return self.only_read(parent, seen, depth - 1)  # each element of the new list is this value
-        if isinstance(parent, cst.CompFor) and parent.iter is node:
-            target = parent.target  # the elements are bound to the comprehension's name: each must be only read
+        if isinstance(parent, (cst.CompFor, cst.For)) and parent.iter is node:
+            target = parent.target  # the elements are bound to the loop's name: each must be only read
             return isinstance(target, cst.Name) and self.name_only_read(target, set(), seen, depth - 1)
         if isinstance(parent, cst.Assign) and parent.value is node and self.copied_into(parent):
             return True
@@ -442,9 +444,11 @@ class Reads:
             return True
         return unpacked_from_new(reaching.statement, name.value, self.flow)
 
-    def quiet_from(self, node: cst.CSTNode) -> bool:
+    def quiet_from(self, node: cst.CSTNode, made: bool = False) -> bool:
         """`quiet_after` the statement that makes `node` (a compound one whole, when `node` is in its header), the
-        names that statement binds carrying the value."""
+        names that statement binds carrying the value. With `made`, what runs in that statement before the value
+        exists (`node`'s own evaluation: the call that makes it) is left out, and what runs after it must write
+        nothing."""
         flow = self.flow
         statement = flow.statement(node)
         if statement is None:
@@ -456,9 +460,11 @@ class Reads:
         if isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
             carriers = {n.value for t in targets for n in _walk(t.target) if isinstance(n, cst.Name)}
-        return self.quiet_after(statement, carriers)
+        elif isinstance(statement, cst.For) and flow.within(node, {id(statement.iter)}):
+            carriers = {n.value for n in _walk(statement.target) if isinstance(n, cst.Name)}  # its elements
+        return self.quiet_after(statement, carriers, after=node if made else None)
 
-    def quiet_after(self, statement: cst.CSTNode, carriers: set[str]) -> bool:
+    def quiet_after(self, statement: cst.CSTNode, carriers: set[str], after: cst.CSTNode | None = None) -> bool:
         """Can nothing that may run in `statement` or after it in its function write a tensor the function did not
         make itself, while a value made there may still be read? A view of a tensor the function was given (an
         argument, an attribute, a global) sees every write into that tensor's storage, through whatever name, a
@@ -466,7 +472,7 @@ class Reads:
         the function's local names the value (or one derived from it) is bound to; a statement that comes after
         every use of them cannot change what is read."""
         flow = self.flow
-        function = _function_of(flow, statement)
+        function = function_of(flow, statement)
         if function is None or any(isinstance(n, (cst.Yield, cst.Await)) for n in _walk(function.body)):
             return False  # a generator: its caller runs anything between two of its steps
         scope = flow.function_scope(statement)
@@ -476,7 +482,10 @@ class Reads:
         for later in [statement, *flow.after(statement)]:
             if later is not statement and all(flow.runs_before(use, later) for use in carried):
                 continue  # every read of the value is over by then
-            if not self.writes_only_own(later):
+            if later is statement and after is not None:
+                if not self.writes_nothing(statement, after=after):
+                    return False
+            elif not self.writes_only_own(later):
                 return False
         return True
 
@@ -603,7 +612,33 @@ def _counting(iterable: cst.BaseExpression, flow: Flow) -> bool:
         iterable.func.value == "range" and not flow.bound(iterable.func)
 
 
-def _function_of(flow: Flow, node: cst.CSTNode) -> cst.FunctionDef | None:
+def writes_no_tensor(reads: Reads, part: cst.CSTNode, after: cst.CSTNode | None = None) -> bool:
+    """Does `part` (a statement) write no tensor at all: no call that writes one (`Reads.writes_nothing`), no item or
+    attribute assignment, no augmented assignment (`y += 1` is in place for a tensor), no `del` of an item?"""
+    if not reads.writes_nothing(part, after=after):
+        return False
+    for node in _walk(part):
+        if isinstance(node, (cst.AugAssign, cst.Del)):
+            return False
+        targets = node.targets if isinstance(node, cst.Assign) else [node] if isinstance(node, cst.AnnAssign) else []
+        if any(not isinstance(n, cst.Name) for t in targets for n in _assigned_parts(t.target)):
+            return False
+    return True
+
+
+def _assigned_parts(target: cst.BaseExpression):
+    """The parts of an assignment target: names, and items or attributes stored into."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _assigned_parts(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _assigned_parts(target.value)
+    else:
+        yield target
+
+
+def function_of(flow: Flow, node: cst.CSTNode) -> cst.FunctionDef | None:
+    """The function `node` is in (None inside a class body or a lambda, or at the module's top)."""
     while node is not None and not isinstance(node, cst.FunctionDef):
         if isinstance(node, (cst.ClassDef, cst.Lambda)):
             return None
@@ -677,6 +712,9 @@ def _evaluated_before(flow: Flow, part: cst.CSTNode, node: cst.CSTNode) -> set[i
     child = node
     while child is not part:
         parent = flow.parent(child)
+        if parent is part and isinstance(part, (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)) and \
+                part.value is child:
+            break  # a statement's value is evaluated before its targets
         if parent is None or not isinstance(parent, _IN_ORDER):
             return set()
         for sibling in parent.children:
@@ -684,7 +722,7 @@ def _evaluated_before(flow: Flow, part: cst.CSTNode, node: cst.CSTNode) -> set[i
                 break
             done.add(id(sibling))
         child = parent
-    return done
+    return done | {id(node)}  # and `node` itself, whole: its own parts ran before it was made
 
 
 def _walk(node):

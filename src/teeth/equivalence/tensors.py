@@ -6,7 +6,8 @@ import libcst as cst
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY, TENSOR_TUPLE_ATTRIBUTES, TUPLES, \
     dotted, function_effect, method_effect
-from teeth.equivalence.flow import Flow, assigned_value
+from teeth.equivalence.flow import Flow, assigned_value, binds
+from teeth.equivalence.held import is_method
 from teeth.equivalence.schemas import operator_name, returns_tensors_only
 
 _ANNOTATIONS = ("Tensor", "torch.Tensor")
@@ -39,6 +40,8 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
             return True
         if _tuple_call(expr.value):  # `x.split(2)[0]` is a tensor, `x.split(2)[1:]` a tuple of them
             return _single_index(expr) and _tensors(expr.value, flow, seen, deeper)
+        if isinstance(expr.value, cst.Call) and _single_index(expr) and _tensors(expr.value, flow, seen, deeper):
+            return True  # an element of a package function's tuple of tensors (`helper(x)[0]`)
         return is_tensor(expr.value, flow, seen, deeper)
     if isinstance(expr, cst.Attribute):
         return ATTRIBUTES.get(expr.attr.value) is not None and ATTRIBUTES[expr.attr.value].result == "alias" and \
@@ -46,7 +49,7 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
     if isinstance(expr, cst.Call):
         return not _tuple_call(expr) and not (isinstance(expr.func, (cst.Name, cst.Attribute)) and
                                               returns_tensors(expr, flow, several=True)) and \
-            _tensors(expr, flow, seen, depth)
+            _tensors(expr, flow, seen, depth, one=True)
     if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):  # a tensor's arithmetic makes a tensor
         operands = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else \
             [expr.left] if len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, (
@@ -55,6 +58,8 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
         return any(is_tensor(o, flow, seen, deeper) for o in operands)
     if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
         return is_tensor(expr.expression, flow, seen, deeper)
+    if isinstance(expr, cst.IfExp):  # `a if c else b`: a tensor either way
+        return is_tensor(expr.body, flow, seen, deeper) and is_tensor(expr.orelse, flow, seen, deeper)
     if isinstance(expr, cst.Name):
         return _name_is_tensor(expr, flow, seen, deeper)
     return False
@@ -92,10 +97,11 @@ def _single_index(node: cst.Subscript) -> bool:
         node.slice[0].slice.star is None
 
 
-def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: int) -> bool:
+def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: int, one: bool = False) -> bool:
     """Is `expr` a tensor or a tuple of them: a torch function's or a tensor method's result (the effects table
-    says fresh or alias), an attribute holding a tuple of tensors (`ctx.saved_tensors`), or any expression
-    `is_tensor` proves? Its elements, unpacked or indexed, are tensors."""
+    says fresh or alias), a package function's (`CalleeEffects.tensor`, `.tensors`), an attribute holding a tuple of
+    tensors (`ctx.saved_tensors`), or any expression `is_tensor` proves? Its elements, unpacked or indexed, are
+    tensors. With `one`, a package function must return one tensor."""
     if isinstance(expr, cst.Attribute) and expr.attr.value in TENSOR_TUPLE_ATTRIBUTES:
         return True
     if not isinstance(expr, cst.Call):
@@ -104,7 +110,7 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
     if flow.callees is not None and isinstance(func, (cst.Name, cst.Attribute)) and \
             flow.callees.function(flow, expr) is not None:  # a function of the package: by its returns
         effects = flow.callees.effects(flow, expr)
-        return effects is not None and effects.tensor
+        return effects is not None and (effects.tensor or (not one and effects.tensors))
     if not isinstance(func, cst.Attribute):
         return False
     if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
@@ -129,42 +135,146 @@ def _param_is_tensor(param: cst.Param, flow: Flow) -> bool:
     return _tensor_annotation(param.annotation.annotation, optional=True, flow=flow)
 
 
+def _passed_tensors(param: cst.Param, flow: Flow, depth: int) -> bool:
+    """Is `param` a parameter of a module-private function of the package that every call in the package
+    (`Callees.calls`) gives a tensor (`is_tensor` in the caller's own file), or None (a view of None raises before a
+    copy would), whether by position or by keyword? A call that leaves it to a default other than None, or passes
+    `*args`/`**kwargs`, is unknown."""
+    callees = flow.callees
+    parameters = flow.parent(param)
+    function = flow.parent(parameters) if isinstance(parameters, cst.Parameters) else None
+    if callees is None or depth > _DEPTH or not isinstance(function, cst.FunctionDef) or \
+            param.star not in ("", cst.MaybeSentinel.DEFAULT):
+        return False
+    calls = callees.calls(flow, function)
+    if not calls:
+        return False
+    positional = [p.name.value for p in (*parameters.posonly_params, *parameters.params)]
+    if is_method(flow, function):
+        positional = positional[1:]  # `obj._name(a)`: the first parameter is the object
+    name = param.name.value
+    if name not in positional and param not in parameters.kwonly_params:
+        return False
+    for caller, call in calls:
+        if any(a.star for a in call.args):
+            return False
+        passed = [a.value for i, a in enumerate(call.args) if (a.keyword.value == name if a.keyword is not None else
+                                                                 i < len(positional) and positional[i] == name)]
+        if not passed:
+            if param.default is None or not _is_none(param.default):
+                return False
+        elif not (_is_none(passed[0]) or is_tensor(passed[0], caller, frozenset(), depth + 1)):
+            return False
+    return True
+
+
 def _checked_before(use: cst.Name, flow: Flow) -> bool:
-    """Has the function, on every path to `use` (a parameter's name, not rebound), made sure the value is a tensor:
-    `assert isinstance(x, torch.Tensor)` (or `torch.is_tensor(x)`), `if not isinstance(x, Tensor): raise ...`, or a
-    statement that calls a method only tensors have on it (`n = x.dim()`)? Any other value raises there, before the
-    view, in the mutant as in the original."""
+    """Has the function, on every path to `use` and after the last binding of its name before it, made sure the value
+    is a tensor: `assert isinstance(x, torch.Tensor)` (or `torch.is_tensor(x)`), `if not isinstance(x, Tensor): raise
+    ...`, a statement that calls a method only tensors have on it (`n = x.dim()`, `if x.ndimension() < 2:`), or one
+    that hands it to a function of the package that checks that parameter so (`CalleeEffects.checked`)? Any other
+    value raises there, before the view, in the mutant as in the original."""
     name = use.value
     node = flow.statement(use) or flow.statement_part(use)
     while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         parent = flow.parent(node)
         if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine)):
             body = list(parent.body)
-            if any(_guards(earlier, name, flow) for earlier in body[:body.index(node)]):
-                return True
+            for earlier in reversed(body[:body.index(node)]):
+                if _none_default(earlier, name, flow):
+                    continue  # a tensor stays one, None becomes one
+                if binds(earlier, name):
+                    return False  # checked, if at all, before another value was bound
+                if _guards(earlier, name, flow):
+                    return True
+            owner = flow.parent(parent)
+            if isinstance(owner, (cst.For, cst.While)) and binds(owner, name):
+                return False  # a later round sees what this one binds
         node = parent
     return False
 
 
 def _guards(statement: cst.CSTNode, name: str, flow: Flow) -> bool:
     if isinstance(statement, cst.SimpleStatementLine):
-        return any(_guards(small, name, flow) for small in statement.body)
+        return any(_guards(small, name, flow) for small in reversed(statement.body))
     if isinstance(statement, cst.Assert):
         return any(_tensor_test(part, name, flow) for part in _conjuncts(statement.test))
     if isinstance(statement, cst.If) and isinstance(statement.test, cst.UnaryOperation) and \
             isinstance(statement.test.operator, cst.Not) and _tensor_test(statement.test.expression, name, flow):
         body = statement.body.body
         last = body[-1] if body else None
-        return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
+        if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise):
+            return True
+    if isinstance(statement, (cst.If, cst.While)):  # the first test always runs
+        return any(_checks(node, name, flow) for node in _unconditional(statement.test))
     if isinstance(statement, (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)):
-        return any(_tensor_method_on(node, name) for node in _unconditional(statement))
+        return any(_checks(node, name, flow) for node in _unconditional(statement))
     return False
+
+
+def _checks(node: cst.CSTNode, name: str, flow: Flow) -> bool:
+    """A call that raises unless `name` is a tensor: a tensor-only method of it, or a function of the package whose
+    parameter it is passed to is checked there."""
+    if _tensor_method_on(node, name):
+        return True
+    if not isinstance(node, cst.Call) or flow.callees is None or \
+            not any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args):
+        return False
+    effects = flow.callees.effects(flow, node) if flow.callees.function(flow, node) is not None else None
+    if effects is None or not effects.checked:
+        return False
+    return any(isinstance(a.value, cst.Name) and a.value.value == name and
+               flow.callees.parameter(flow, node, a, effects) in effects.checked for a in node.args)
+
+
+def checked_at_entry(function: cst.FunctionDef, name: str, flow: Flow) -> bool:
+    """Does every call of `function` raise unless its parameter `name` is a tensor: a statement of its body that
+    checks it (`_guards`) comes before any that binds the name again or may return?"""
+    for statement in function.body.body if isinstance(function.body, cst.IndentedBlock) else ():
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]:
+            if _guards(small, name, flow):
+                return True  # a compound statement's test, an assignment's value: before anything it binds
+            if _none_default(small, name, flow):
+                continue
+            if binds(small, name) or any(isinstance(n, (cst.Return, cst.Yield)) for n in _own_nodes(small)):
+                return False
+    return False
+
+
+def _none_default(statement: cst.CSTNode, name: str, flow: Flow) -> bool:
+    """`if name is None: name = torch.zeros(...)`: no `else`, and every binding of the name in it is a tensor. A
+    tensor keeps its value; None (as good as a tensor here: a view of None raises, in the mutant as in the
+    original) becomes a tensor."""
+    if not isinstance(statement, cst.If) or statement.orelse is not None or \
+            not isinstance(statement.test, cst.Comparison) or len(statement.test.comparisons) != 1:
+        return False
+    test = statement.test
+    if not (isinstance(test.left, cst.Name) and test.left.value == name and
+            isinstance(test.comparisons[0].operator, cst.Is) and _is_none(test.comparisons[0].comparator)):
+        return False
+    for line in statement.body.body:
+        if not binds(line, name):
+            continue
+        if not isinstance(line, cst.SimpleStatementLine):
+            return False
+        for small in line.body:
+            value = assigned_value(small, name)
+            if binds(small, name) and (value is None or not is_tensor(value, flow)):
+                return False
+    return True
+
+
+def _own_nodes(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            yield from _own_nodes(child)
 
 
 # Methods a tensor has that return no tensor, and Python's lists, tuples and numpy arrays lack (numpy's `size` is
 # a number, not callable): a call of one raises on anything else.
-TENSOR_ONLY_QUERIES = frozenset("dim size numel nelement element_size is_floating_point is_contiguous stride "
-                                "storage_offset data_ptr".split())
+TENSOR_ONLY_QUERIES = frozenset("dim ndimension size numel nelement element_size is_floating_point is_contiguous "
+                                "stride storage_offset data_ptr".split())
 
 
 def _conjuncts(test: cst.BaseExpression):
@@ -264,13 +374,18 @@ def _tensor_annotation(expr: cst.BaseExpression, optional: bool, flow: Flow) -> 
 
 def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -> bool:
     """The binding of `use` that reaches it is a tensor; failing that (a loop, a branch), every binding of the name
-    in its function is (by induction over the run: each binding makes a tensor if the earlier values were)."""
+    in its function is (by induction over the run: each binding makes a tensor if the earlier values were); or
+    whatever was bound, the function made sure it is one before the use (`_checked_before`)."""
     if use.value in seen:
         return True
+    return _bound_tensor(use, flow, seen, depth) or _checked_before(use, flow)
+
+
+def _bound_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -> bool:
     reaching = flow.reaching(use)
     if reaching is not None:
         if reaching.param is not None:
-            return _param_is_tensor(reaching.param, flow) or _checked_before(use, flow)
+            return _param_is_tensor(reaching.param, flow) or _passed_tensors(reaching.param, flow, depth)
         return is_tensor(reaching.value, flow, seen, depth)
     scope = flow.scopes.get(use)
     found = list(scope[use.value]) if scope is not None else []
@@ -281,7 +396,7 @@ def _name_is_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int)
     for assignment in found:
         node = assignment.node
         if isinstance(node, cst.Param):
-            if not _param_is_tensor(node, flow):
+            if not (_param_is_tensor(node, flow) or _passed_tensors(node, flow, depth)):
                 return False
             continue
         target = flow.parent(node)

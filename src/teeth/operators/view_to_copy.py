@@ -28,8 +28,8 @@ class ViewToCopy(Operator):
         "output afterwards and assert that the edit landed in that group's rows."
     )
     node_types = (cst.Call, cst.Subscript)
-    rules = (*Operator.rules, "view_only_read", "view_read_at_once", "view_of_fresh", "view_of_fresh_local",
-             "returned_view_of_fresh_local", "disjoint_views_of_fresh_local")
+    rules = (*Operator.rules, "view_only_read", "view_read_at_once", "view_returned_to_readers", "view_of_fresh",
+             "view_of_fresh_local", "returned_view_of_fresh_local", "disjoint_views_of_fresh_local")
 
     def mutate(self, node, ctx):
         parent = ctx.parent
