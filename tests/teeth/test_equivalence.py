@@ -389,6 +389,24 @@ def test_a_private_functions_parameter_is_unknown_when_one_use_of_its_name_is_no
     assert len(found) == 2 and found == [None, None], found
 
 
+METHOD = ("class Net:\n    def _diffs(self, t, x):\n        return (t[1:] - t[:-1]) * x\n\n"
+          "    def forward(self, x):\n        return self._diffs(torch.arange(5.0), x)\n")
+
+
+@pytest.mark.parametrize("other, skipped", [
+    ("", True),
+    ("class Other:\n    def go(self, net, x):\n        return net._diffs([1.0, 2.0], x)\n", False),  # any object's
+    ("class Other:\n    def _diffs(self, t, x):\n        return t\n\n    def go(self, x):\n"
+     "        return self._diffs([1.0], x)\n", False),  # an override's calls may run it too: `Other` may be mixed in
+    ("def go(net):\n    return getattr(net, '_diffs')\n", False),
+])
+def test_a_private_methods_parameter_is_a_tensor_when_every_call_of_that_name_passes_one(tmp_path, other, skipped):
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": "import torch\n" + METHOD,
+                              "pkg/other.py": "import torch\n" + other})
+    found = skips_of(path)
+    assert len(found) == 2 and all((skip is not None) == skipped for skip in found), found
+
+
 def test_a_new_call_of_a_private_function_in_another_file_redoes_a_cached_discovery(tmp_path):
     from teeth.discovery.cache import DiscoveryCache
 
