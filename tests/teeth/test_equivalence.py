@@ -531,6 +531,27 @@ def test_a_view_of_an_argument_written_through_another_name_is_kept_and_by_hand_
     assert results == [0.0, 2.0]
 
 
+@pytest.mark.parametrize("source, call", [
+    # read by a closure the caller calls after writing the base
+    ("def f(x, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
+     lambda f, x: (lambda t: (x.add_(1), float(t()))[1])(f(x, 2))),
+    # a loop over the view whose last element is read after the base is written
+    ("def f(x, n):\n    s = 0\n    for v in x[:n]:\n        s = s + v\n    x.add_(1)\n    return float(s + v)\n",
+     lambda f, x: f(x, 2)),
+])
+def test_a_view_read_later_than_a_write_into_its_base_is_kept_and_by_hand_it_differs(tmp_path, source, call):
+    import torch
+
+    mutants = discovered(tmp_path, source.replace("def f(x,", "def f(x: Tensor,"), ["view_to_copy"])
+    assert [m.skip for m in mutants] == [None]
+    results = []
+    for code in (source, source.replace("x[:n]", "x[:n].clone()")):
+        space: dict = {}
+        exec(code, space)
+        results.append(call(space["f"], torch.ones(4)))
+    assert results[0] != results[1], results
+
+
 def test_how_a_view_lies_in_memory_is_no_read_and_by_hand_its_copy_differs(tmp_path):
     """`is_contiguous()`, `stride()`, `data_ptr()` of a slice answer differently for its copy: kept, not equivalent."""
     import torch

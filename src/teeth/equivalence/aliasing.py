@@ -39,7 +39,6 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n"
         "    return total * head.shape[0]\n",
         "def f(x, n):\n    return torch.cat([torch.narrow(x, 0, 0, n), x])\n",
-        "def f(x: Tensor, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
     )
     keeps = (
         "def f(full, n):\n    rows = full[:n]\n    rows.zero_()\n    return full\n",  # written through
@@ -54,6 +53,8 @@ class ViewOnlyRead(Rule):
         "def f(full, n):\n    rows = full[:n]\n    other = full[n:]\n    other.zero_()\n    return rows.sum()\n",
         "def f(full, n):\n    rows = full[:n]\n    alias = rows.view(-1)\n    alias.zero_()\n    return full\n",
         "def f(full, n):\n    rows = full[:n]\n    def g():\n        return rows\n    return g\n",  # returned by a closure
+        # read by a closure the caller may call after writing the base: `t = f(x, 2); x.add_(1); t()` differs
+        "def f(x: Tensor, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
         "def f(full, n):\n    rows = full[:n]\n    torch.add(full, 1, out=rows)\n    return full\n",
         "def f(xs, n):\n    head = xs[:n]\n    return sum(head) + len(head)\n",  # maybe a list: no .clone()
     )

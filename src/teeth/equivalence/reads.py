@@ -653,6 +653,7 @@ def _carried(reads: Reads, scope, statement: cst.CSTNode, names: set[str]) -> li
     flow = reads.flow
     if scope is None:
         return None
+    function = _callable_of(flow, statement)
     todo, done, found = [(name, statement) for name in names], set(), []
     while todo:
         name, binding = todo.pop()
@@ -662,8 +663,8 @@ def _carried(reads: Reads, scope, statement: cst.CSTNode, names: set[str]) -> li
         if name not in scope.assignments or any(a.scope is not scope for a in scope.assignments[name]):
             return None
         for use in uses(scope, name, flow):
-            if not isinstance(use.node, cst.Name):
-                return None
+            if not isinstance(use.node, cst.Name) or _callable_of(flow, use.node) is not function:
+                return None  # read by a nested function or lambda: whenever it is called, maybe after any write
             reaching = flow.reaching(use.node, unpacked=True)
             if reaching is not None and reaching.statement is not None and reaching.statement is not binding:
                 continue  # another binding reaches it on every path
@@ -682,6 +683,14 @@ def _carried(reads: Reads, scope, statement: cst.CSTNode, names: set[str]) -> li
             elif at is None or isinstance(flow.parent(at), (cst.For, cst.With, cst.CompFor)):
                 return None
     return found
+
+
+def _callable_of(flow: Flow, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The function or lambda whose body `node` is in (a comprehension is no boundary: it runs where it stands)."""
+    node = flow.parent(node)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        node = flow.parent(node)
+    return node
 
 
 def _unpacked_to(assign: cst.Assign, value: cst.Tuple, element: cst.Element) -> cst.Name | None:
