@@ -297,6 +297,9 @@ class ViewReturnedToReaders(Rule):
         # a method: every `obj._split(...)` of the package, whatever `obj`, only read
         "class Net:\n    def _split(self, x: Tensor):\n        return x[:, :2], x[:, 2:]\n\n"
         "    def forward(self, x: Tensor):\n        a, b = self._split(x)\n        return a * b.sum()\n",
+        # a view of the callee's own new tensor: the caller may write its own tensors meanwhile
+        "def _top(x: Tensor, k):\n    idx = torch.argsort(x, dim=1).flip(1)\n    return idx.narrow(1, 0, k)\n\n"
+        "def f(x: Tensor, k):\n    out = torch.zeros_like(x)\n    out.scatter_(1, _top(x, k), 1.0)\n    return out\n",
     )
     keeps = (
         "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    h = _head(x, 2)\n    h.zero_()\n"
@@ -311,6 +314,8 @@ class ViewReturnedToReaders(Rule):
         "def head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    return head(x, 2).sum()\n",  # public
         "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor, g=_head):\n    return g(x, 2).sum()\n",
         "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    return _head(x, 2).stride(0)\n",  # layout
+        "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(n):\n    buf = torch.zeros(n)\n    h = _head(buf, 2)\n"
+        "    buf.fill_(1)\n    return h.sum()\n",  # the caller writes its own tensor, the view's base
         "class Net:\n    def _split(self, x: Tensor):\n        return x[:, :2], x[:, 2:]\n\n"
         "    def forward(self, x: Tensor):\n        a, b = self._split(x)\n        return a * b.sum()\n\n"
         "    def step(self, x: Tensor):\n        return self._split(x)\n",  # one caller hands it on
@@ -335,12 +340,16 @@ class ViewReturnedToReaders(Rule):
         if statement is None or not writes_no_tensor(ctx.reads, statement, after=node) or \
                 not all(writes_no_tensor(ctx.reads, later) for later in flow.after(statement)):
             return False
-        return all(_result_only_read(ctx.callees.reads_of(caller), call) for caller, call in calls)
+        root = storage_root(node, flow=flow)
+        own = isinstance(root, cst.Name) and ctx.reads.made_fresh(root) and \
+            ctx.reads.name_only_read(root, {id(node)}, set(), DEPTH)  # a base no caller can hold
+        return all(_result_only_read(ctx.callees.reads_of(caller), call, own) for caller, call in calls)
 
 
-def _result_only_read(reads: Reads | None, call: cst.Call) -> bool:
+def _result_only_read(reads: Reads | None, call: cst.Call, own: bool) -> bool:
     """Is the result of `call` only read where it goes (a tuple unpacked to names that are each only read), and
-    nothing written that the function did not make while it may still be read?"""
+    nothing written while it may still be read: no tensor the caller did not make, or, unless the view's base is
+    the callee's `own` new tensor, no tensor at all (the caller may have passed its own tensor, the view's base)?"""
     if reads is None:
         return False
     flow = reads.flow
@@ -353,7 +362,7 @@ def _result_only_read(reads: Reads | None, call: cst.Call) -> bool:
             return False
     elif not reads.only_read(call, set(), DEPTH):
         return False
-    return reads.quiet_from(call, made=True)
+    return reads.quiet_from(call, made=True, strict=not own)
 
 
 @rule

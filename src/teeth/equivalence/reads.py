@@ -444,11 +444,11 @@ class Reads:
             return True
         return unpacked_from_new(reaching.statement, name.value, self.flow)
 
-    def quiet_from(self, node: cst.CSTNode, made: bool = False) -> bool:
+    def quiet_from(self, node: cst.CSTNode, made: bool = False, strict: bool = False) -> bool:
         """`quiet_after` the statement that makes `node` (a compound one whole, when `node` is in its header), the
         names that statement binds carrying the value. With `made`, what runs in that statement before the value
-        exists (`node`'s own evaluation: the call that makes it) is left out, and what runs after it must write
-        nothing."""
+        exists (`node`'s own evaluation: the call that makes it) is left out; with `strict`, no tensor may be
+        written at all, not even the function's own (the value may be a view of one of them)."""
         flow = self.flow
         statement = flow.statement(node)
         if statement is None:
@@ -462,9 +462,10 @@ class Reads:
             carriers = {n.value for t in targets for n in _walk(t.target) if isinstance(n, cst.Name)}
         elif isinstance(statement, cst.For) and flow.within(node, {id(statement.iter)}):
             carriers = {n.value for n in _walk(statement.target) if isinstance(n, cst.Name)}  # its elements
-        return self.quiet_after(statement, carriers, after=node if made else None)
+        return self.quiet_after(statement, carriers, after=node if made else None, strict=strict)
 
-    def quiet_after(self, statement: cst.CSTNode, carriers: set[str], after: cst.CSTNode | None = None) -> bool:
+    def quiet_after(self, statement: cst.CSTNode, carriers: set[str], after: cst.CSTNode | None = None,
+                    strict: bool = False) -> bool:
         """Can nothing that may run in `statement` or after it in its function write a tensor the function did not
         make itself, while a value made there may still be read? A view of a tensor the function was given (an
         argument, an attribute, a global) sees every write into that tensor's storage, through whatever name, a
@@ -482,24 +483,24 @@ class Reads:
         for later in [statement, *flow.after(statement)]:
             if later is not statement and all(flow.runs_before(use, later) for use in carried):
                 continue  # every read of the value is over by then
-            if later is statement and after is not None:
-                if not self.writes_nothing(statement, after=after):
-                    return False
-            elif not self.writes_only_own(later):
+            start = after if later is statement else None
+            if not (writes_no_tensor(self, later, after=start) if strict else self.writes_only_own(later, after=start)):
                 return False
         return True
 
-    def writes_only_own(self, part: cst.CSTNode) -> bool:
+    def writes_only_own(self, part: cst.CSTNode, after: cst.CSTNode | None = None) -> bool:
         """Does `part` write only tensors (or containers) the function made itself and holds alone, and call only
         what writes nothing else: torch calls with a row, Python's builtins, functions of the package that are
-        quiet, kernels of the file storing only into such tensors?"""
+        quiet, kernels of the file storing only into such tensors? With `after` (a node inside `part`), only what
+        Python evaluates after it (as for `writes_nothing`)."""
         flow = self.flow
+        done = _evaluated_before(flow, part, after) if after is not None else set()
         stack = [part]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Raise) and not self._caught(node):
                 continue  # the function ends there: nothing it reads later can see what the exception's making wrote
-            stack.extend(node.children)
+            stack.extend(c for c in node.children if id(c) not in done)
             if isinstance(node, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal)):
                 return False
             if isinstance(node, cst.AugAssign) and not self.own_storage(node.target):
