@@ -531,6 +531,17 @@ def test_a_view_of_an_argument_written_through_another_name_is_kept_and_by_hand_
     assert results == [0.0, 2.0]
 
 
+def by_hand(source: str, view: str, call) -> list:
+    """`call(f)` of the function `f` of `source`, as written and with `view` made a copy (`.clone()`): what a
+    person gets applying the mutant by hand."""
+    results = []
+    for code in (source, source.replace(view, view + ".clone()")):
+        space: dict = {}
+        exec(code, space)
+        results.append(call(space["f"]))
+    return results
+
+
 @pytest.mark.parametrize("source, call", [
     # read by a closure the caller calls after writing the base
     ("def f(x, n):\n    rows = x[:n]\n    def total():\n        return rows.sum()\n    return total\n",
@@ -544,11 +555,7 @@ def test_a_view_read_later_than_a_write_into_its_base_is_kept_and_by_hand_it_dif
 
     mutants = discovered(tmp_path, source.replace("def f(x,", "def f(x: Tensor,"), ["view_to_copy"])
     assert [m.skip for m in mutants] == [None]
-    results = []
-    for code in (source, source.replace("x[:n]", "x[:n].clone()")):
-        space: dict = {}
-        exec(code, space)
-        results.append(call(space["f"], torch.ones(4)))
+    results = by_hand(source, "x[:n]", lambda f: call(f, torch.ones(4)))
     assert results[0] != results[1], results
 
 
@@ -559,12 +566,7 @@ def test_how_a_view_lies_in_memory_is_no_read_and_by_hand_its_copy_differs(tmp_p
     source = "def f(x, n):\n    rows = x[:, :n]\n    return (rows.is_contiguous(), rows.stride(0))\n"
     mutants = discovered(tmp_path, source.replace("def f(x,", "def f(x: Tensor,"), ["view_to_copy"])
     assert [m.skip for m in mutants] == [None]
-    results = []
-    for code in (source, source.replace("x[:, :n]", "x[:, :n].clone()")):
-        space: dict = {}
-        exec(code, space)
-        results.append(space["f"](torch.ones(3, 4), 2))
-    assert results == [(False, 4), (True, 2)]
+    assert by_hand(source, "x[:, :n]", lambda f: f(torch.ones(3, 4), 2)) == [(False, 4), (True, 2)]
 
 
 def test_an_accumulation_into_untouched_zeros_is_an_overwrite_by_hand_but_not_into_bools_or_of_a_tensor(tmp_path):
