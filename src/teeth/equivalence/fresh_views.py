@@ -293,6 +293,20 @@ class ViewOfFreshLocal(Rule):
         "def f(xs, ys, n):\n    out = xs + ys\n    out = out[:n]\n    return out\n",  # maybe a list
     )
 
+    suppresses += (  # rebound to its view in a branch of an `if`, made before it: what ran before the `if` counts
+        "def f(x: Tensor, dim):\n    res = x * 2\n    if dim is not None:\n        res = res.squeeze(dim)\n"
+        "    return res\n",
+        "def f(x: Tensor, n):\n    res = x * 2\n    if res.dim() > 2:\n        res = res.flatten(0, 1)\n"
+        "    elif n:\n        res = res.unsqueeze(0)\n    return res\n",
+    )
+    keeps += (
+        "def f(x: Tensor, dim):\n    res = x * 2\n    if keep(res):\n        res = res.squeeze(dim)\n"
+        "    return res\n",  # the test hands the base on
+        "def f(x: Tensor, dim):\n    res = x * 2\n    other = res\n    if dim is not None:\n"
+        "        res = res.squeeze(dim)\n    return res, other\n",  # another name holds it
+        "def f(x: Tensor, n):\n    res = x * 2\n    for _ in range(n):\n        res = res.squeeze(0)\n"
+        "    return res\n",  # a loop: what its earlier round did is not followed
+    )
     suppresses += (  # a local unpacked from a call whose every result is new (a sort's values and indices)
         "def f(x: Tensor, k):\n    vals, idx = x.sort(dim=-1)\n    vals = vals.t()\n    return vals, idx\n",
     )

@@ -351,25 +351,32 @@ class Reads:
             if flow.within(access.node, {id(statement)}) and not flow.within(access.node, inside) and \
                     not self.only_read(access.node, set(), DEPTH, bind=False):
                 return False
-        body = list(block.body)
-        for earlier in reversed(body[:body.index(line)]):
-            if not isinstance(earlier, cst.SimpleStatementLine):
-                if any(isinstance(n, cst.Name) and n.value == name for n in _walk(earlier)):
-                    return False  # used or bound on some path only
-                continue
-            for small in earlier.body:
-                made = assigned_value(small, name)
-                if made is not None:
-                    if self.fresh(made):
+        position = list(block.body).index(line)
+        while True:
+            for earlier in reversed(list(block.body)[:position]):
+                if not isinstance(earlier, cst.SimpleStatementLine):
+                    if any(isinstance(n, cst.Name) and n.value == name for n in _walk(earlier)):
+                        return False  # used or bound on some path only
+                    continue
+                for small in earlier.body:
+                    made = assigned_value(small, name)
+                    if made is not None:
+                        if self.fresh(made):
+                            return True
+                        rebased = storage_root(made, flow=flow)
+                        return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
+                            self.sole_before(name, small, made, depth - 1)
+                    if unpacked_from_new(small, name, flow):
                         return True
-                    rebased = storage_root(made, flow=flow)
-                    return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
-                        self.sole_before(name, small, made, depth - 1)
-                if unpacked_from_new(small, name, flow):
-                    return True
-                if not self.only_written_into(small, name):
-                    return False
-        return False  # a parameter, or made in another block
+                    if not self.only_written_into(small, name):
+                        return False
+            branch = _branch_of(flow, block)  # the start of an `if`'s branch: on to what ran before the `if`
+            outer = flow.parent(branch) if branch is not None else None
+            if not isinstance(outer, cst.IndentedBlock) or \
+                    not all(self.only_read(n, set(), DEPTH, bind=False) for test in _tests(branch)
+                            for n in _walk(test) if isinstance(n, cst.Name) and n.value == name):
+                return False  # a parameter, made in a loop's earlier round, or a test that does more than read
+            block, position = outer, list(outer.body).index(branch)
 
 
     def only_written_into(self, statement, name: str) -> bool:
@@ -611,6 +618,25 @@ def _counting(iterable: cst.BaseExpression, flow: Flow) -> bool:
     """`range(...)`: its elements are new integers."""
     return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and \
         iterable.func.value == "range" and not flow.bound(iterable.func)
+
+
+def _branch_of(flow: Flow, block: cst.CSTNode) -> cst.If | None:
+    """The (outermost) `if` statement of which `block` is a branch's body (`if`, `elif` or `else`), or None."""
+    owner = flow.parent(block)
+    if isinstance(owner, cst.Else):
+        owner = flow.parent(owner)
+    if not isinstance(owner, cst.If):
+        return None
+    while isinstance(flow.parent(owner), cst.If):  # an `elif` is the `orelse` of the `if` before it
+        owner = flow.parent(owner)
+    return owner
+
+
+def _tests(statement: cst.If):
+    """The tests of an `if` statement and of its `elif`s: what may run of it before any branch."""
+    while isinstance(statement, cst.If):
+        yield statement.test
+        statement = statement.orelse
 
 
 def writes_no_tensor(reads: Reads, part: cst.CSTNode, after: cst.CSTNode | None = None) -> bool:
