@@ -407,6 +407,28 @@ def test_a_private_methods_parameter_is_a_tensor_when_every_call_of_that_name_pa
     assert len(found) == 2 and all((skip is not None) == skipped for skip in found), found
 
 
+HELD_TENSORS = ("import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self, n):\n"
+                "        super().__init__()\n        self.register_buffer('pe', torch.randn(n, 4))\n"
+                "        self.w = nn.Parameter(torch.zeros(4))\n        self.w = self.w * 2\n\n"
+                "    def forward(self, x, n):\n        return x + self.pe[:n] * self.w[1:].sum()\n")
+
+
+@pytest.mark.parametrize("other, skipped", [
+    ("", [True, True]),
+    ("def reset(net):\n    net.pe = None\n", [True, True]),  # None: a view of it raises either way
+    ("def reset(net):\n    net.pe = [0.0, 1.0]\n", [False, True]),  # a list somewhere: `[:n].clone()` raises
+    ("def reset(net):\n    setattr(net, 'w', [0.0])\n", [True, False]),  # set by its name: not followed
+    ("def reset(net):\n    net.w += 1\n", [True, False]),  # in place: not followed
+    ("class Other:\n    pe = (1, 2)\n", [False, True]),  # a class attribute of that name
+])
+def test_an_attribute_is_a_tensor_when_every_value_the_package_binds_to_it_is(tmp_path, other, skipped):
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": HELD_TENSORS, "pkg/other.py": other})
+    target = Target(name="t", root=path.parent, files=[path], tests=["tests"])
+    found = [m.skip for m in discover_file(target, path, select_operators(["view_to_copy"])).mutants
+             if m.function == "Net.forward"]
+    assert [skip is not None for skip in found] == skipped, found
+
+
 def test_a_new_call_of_a_private_function_in_another_file_redoes_a_cached_discovery(tmp_path):
     from teeth.discovery.cache import DiscoveryCache
 

@@ -64,6 +64,7 @@ class Callees:
         self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
         self._calls: dict[cst.Call, tuple[cst.FunctionDef, Reads, bool] | None] = {}  # a call -> what it calls
         self._callers: dict[int, list[tuple[Flow, cst.Call]] | None] = {}  # a private function -> its calls
+        self._attributes: dict[str, list | None] = {}  # an attribute's name -> what the package binds to it
         self._own: Path | None = None  # the mutated file
         self._texts: dict[Path, bytes] | None = None  # the package's files, when a private function's calls are asked
         self.flows: dict[int, Path] = {}
@@ -298,6 +299,30 @@ class Callees:
         self._callers[key] = found
         return found
 
+    def attribute_values(self, name: str) -> list[tuple[Flow, cst.BaseExpression]] | None:
+        """Every value the package binds to an attribute `name` of any object: `obj.name = value` (one target),
+        `obj.name: T = value`, `obj.register_buffer("name", value)` / `register_parameter`. None when one use
+        cannot be told (an augmented assignment or `del` of it, a tuple target, the name in another string,
+        `setattr`'s, a method, a class attribute or anything else bound to the name in a class body): unknown.
+        Code outside the package (the tests, a user) that sets it is not read."""
+        if name in self._attributes:
+            return self._attributes[name]
+        self._attributes[name] = None
+        texts = self._package_texts()
+        found: list | None = [] if texts is not None else None
+        for path, text in (texts or {}).items():
+            if found is None:
+                break
+            if name.encode() not in text:
+                continue
+            loaded = self._modules.get(path) or self._load(path)
+            if loaded is None:
+                found = None
+                break
+            found = _attribute_values(loaded[0], name, found)
+        self._attributes[name] = found
+        return found
+
     def reads_of(self, flow: Flow) -> Reads | None:
         """The analysis of the file `flow` is of (one this discovery read)."""
         loaded = self._modules.get(self.flows.get(id(flow)))
@@ -443,6 +468,60 @@ def _fresh_return(reads: Reads, statement: cst.Return) -> bool:
     if isinstance(root, cst.Name):
         return reads.sole_before(root.value, statement, value, DEPTH)
     return not isinstance(root, cst.Name) and root is not value and reads.fresh(root)
+
+
+_REGISTERS = {"register_buffer": "tensor", "register_parameter": "param"}
+
+
+def _attribute_values(flow: Flow, name: str, found: list) -> list | None:
+    """`Callees.attribute_values` of one file, added to `found`; None when a use cannot be told."""
+    for node in walk(flow.module):
+        if isinstance(node, cst.SimpleString):
+            if node.evaluated_value != name:
+                continue
+            arg = flow.parent(node)
+            call = flow.parent(arg) if isinstance(arg, cst.Arg) else None
+            if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or \
+                    call.func.attr.value not in _REGISTERS or call.args[0] is not arg or arg.keyword is not None:
+                return None  # `setattr(obj, "name", v)`, `__slots__`, ...: not followed
+            values = [a.value for a in call.args[1:2] if a.keyword is None and not a.star] + \
+                [a.value for a in call.args if a.keyword is not None and a.keyword.value == _REGISTERS[call.func.attr.value]]
+            if len(values) != 1:
+                return None
+            found.append((flow, values[0]))
+            continue
+        if not isinstance(node, cst.Name) or node.value != name:
+            continue
+        parent = flow.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            holder = flow.parent(parent)
+            if isinstance(holder, cst.AssignTarget) and holder.target is parent:
+                assign = flow.parent(holder)
+                if len(assign.targets) != 1:
+                    return None
+                found.append((flow, assign.value))
+            elif isinstance(holder, cst.AnnAssign) and holder.target is parent:
+                if holder.value is not None:
+                    found.append((flow, holder.value))
+            elif isinstance(holder, (cst.AugAssign, cst.Del, cst.Element, cst.StarredElement, cst.For,
+                                     cst.CompFor, cst.WithItem, cst.AsName)) or flow.assigned_to(parent) is not None:
+                return None  # written in place, deleted, or bound by unpacking or a loop: not followed
+            continue
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
+            return None  # a method (maybe a property) of that name
+        if _in_class_body(flow, node):
+            return None  # a class attribute: what an instance without its own reads
+    return found
+
+
+def _in_class_body(flow: Flow, node: cst.CSTNode) -> bool:
+    """Is `node` in a class's own body (not inside a method)?"""
+    parent = flow.parent(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        if isinstance(parent, cst.ClassDef):
+            return True
+        parent = flow.parent(parent)
+    return False
 
 
 def _imports_only(statement: cst.CSTNode) -> bool:

@@ -44,8 +44,12 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
             return True  # an element of a package function's tuple of tensors (`helper(x)[0]`)
         return is_tensor(expr.value, flow, seen, deeper)
     if isinstance(expr, cst.Attribute):
-        return ATTRIBUTES.get(expr.attr.value) is not None and ATTRIBUTES[expr.attr.value].result == "alias" and \
-            is_tensor(expr.value, flow, seen, deeper)
+        row = ATTRIBUTES.get(expr.attr.value)
+        if row is not None:
+            return row.result == "alias" and is_tensor(expr.value, flow, seen, deeper)
+        return _attribute_is_tensor(expr.attr.value, flow, seen, deeper)
+    if isinstance(expr, cst.Call) and flow.qualified(expr.func) in _TENSOR_CLASSES:
+        return True  # `nn.Parameter(torch.zeros(n))`: a tensor whatever it is given
     if isinstance(expr, cst.Call):
         return not _tuple_call(expr) and not (isinstance(expr.func, (cst.Name, cst.Attribute)) and
                                               returns_tensors(expr, flow, several=True)) and \
@@ -63,6 +67,23 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
     if isinstance(expr, cst.Name):
         return _name_is_tensor(expr, flow, seen, deeper)
     return False
+
+
+_TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer",
+                             "torch.nn.parameter.Buffer", "torch.Tensor"})
+
+
+def _attribute_is_tensor(name: str, flow: Flow, seen: frozenset[str], depth: int) -> bool:
+    """`obj.name` (not a tensor's own attribute) is a tensor when every value the package binds to an attribute of
+    that name, of any object (`Callees.attribute_values`), is a tensor or None (a view of None raises, in the mutant
+    as in the original), and there is one; by induction over the run, a value made from the attribute itself
+    (`self.w = self.w.t()`) is one if the earlier values were. Code outside the package that sets it is not read."""
+    key = "." + name
+    if key in seen:
+        return True
+    values = flow.callees.attribute_values(name) if flow.callees is not None else None
+    return bool(values) and all(_is_none(value) or is_tensor(value, where, seen | {key}, depth)
+                                for where, value in values)
 
 
 def returns_tensors(call: cst.Call, flow: Flow, several: bool = False) -> bool:
