@@ -3,6 +3,7 @@ and says whether the difference was masked (not_propagated), unseen (not_checked
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from teeth.workers.propagation import _aliases, _difference
@@ -65,3 +66,30 @@ def test_every_survivor_says_whether_its_difference_reached_the_outputs(project,
     assert copies and all(r["why"] == "unmeasured" and r["detail"].startswith(
         "a change of aliasing: the result shares storage with argument 1 in the original, with no argument")
         for r in copies)
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+def test_a_function_under_comparison_keeps_its_source_for_torchscript(tmp_path):
+    """A test may `torch.jit.script` the function it checks; TorchScript reads the function's source, which the
+    comparing wrapper must not hide (julius' tests did: every comparison ended "Can't get source")."""
+    import importlib.util
+    import linecache
+    import types
+
+    from teeth.workers.propagation import Meter
+
+    path = tmp_path / "scripted.py"
+    path.write_text("import torch\n\ndef f(x: torch.Tensor, k: int) -> torch.Tensor:\n    return x[:k] * 2\n")
+    spec = importlib.util.spec_from_file_location("scripted_under_comparison", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    original = module.f.__code__
+    mutated = path.read_text().replace("* 2", "* 3")  # the mutant swapped in, its text served as apply serves it
+    linecache.cache[str(path)] = (len(mutated), None, mutated.splitlines(True), str(path))
+    module.f.__code__ = next(c for c in compile(mutated, str(path), "exec").co_consts
+                             if isinstance(c, types.CodeType) and c.co_name == "f")
+    meter = Meter([module.f], original)
+    x = torch.arange(4.0)
+    assert torch.equal(torch.jit.script(module.f)(x, 2), x[:2] * 3)  # scripted from the mutated source
+    assert torch.equal(module.f(x, 2), x[:2] * 3) and meter.calls == 1 and meter.differing == 1
+

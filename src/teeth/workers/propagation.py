@@ -64,8 +64,13 @@ class Meter:
         self.aliasing: str | None = None  # the first change of what the result shares storage with
         self.mode: str | None = None  # inside a comparison: recursive calls take the path they are on
         first.__globals__[COMPARE] = self.compare
+        # the wrapper answers to the mutated function's file and line, so `inspect.getsource` (which TorchScript's
+        # `torch.jit.script` reads) still finds the mutated function's text: a scripted call runs the mutant from its
+        # source, unseen by the comparison, instead of failing on a wrapper with no source
+        wrapper = WRAPPER_CODE.replace(co_filename=mutated_code.co_filename, co_firstlineno=mutated_code.co_firstlineno,
+                                       co_name=mutated_code.co_name, co_qualname=mutated_code.co_qualname)
         for function in functions:
-            function.__code__ = WRAPPER_CODE
+            function.__code__ = wrapper
 
     def compare(self, args: tuple, kwargs: dict):
         if self.mode == "original":
