@@ -293,6 +293,14 @@ class ViewOfFreshLocal(Rule):
         "def f(xs, ys, n):\n    out = xs + ys\n    out = out[:n]\n    return out\n",  # maybe a list
     )
 
+    suppresses += (  # its name never used again after the view's statement: as good as rebinding it
+        "def f(x: Tensor, w: Tensor):\n    y = x @ w\n    out = y.transpose(0, 1).reshape(-1)\n    return out\n",
+    )
+    keeps += (
+        "def f(x: Tensor, w: Tensor):\n    y = x @ w\n    out = y.transpose(0, 1)\n    y.add_(1)\n    return out\n",
+        "def f(x: Tensor, w: Tensor, n):\n    y = x @ w\n    for _ in range(n):\n        out = y.transpose(0, 1)\n"
+        "        out.add_(1)\n    return out\n",  # the next round's view sees the write through this one
+    )
     suppresses += (  # rebound to its view in a branch of an `if`, made before it: what ran before the `if` counts
         "def f(x: Tensor, dim):\n    res = x * 2\n    if dim is not None:\n        res = res.squeeze(dim)\n"
         "    return res\n",
@@ -337,9 +345,15 @@ class ViewOfFreshLocal(Rule):
                 not layout_unseen(node, base, ctx):
             return False
         statement = flow.statement(node)
-        if not isinstance(statement, cst.Return) and assigned_value(statement, base.value) is None:
+        if not isinstance(statement, cst.Return) and assigned_value(statement, base.value) is None and \
+                not _unused_after(flow, statement, base.value):
             return False  # the old value stays reachable under its name
         return ctx.reads.sole_before(base.value, statement, node, DEPTH)
+
+
+def _unused_after(flow, statement: cst.CSTNode, name: str) -> bool:
+    """Is `name` named in no statement that may run after `statement` (a loop's next round included)?"""
+    return not any(isinstance(n, cst.Name) and n.value == name for later in flow.after(statement) for n in walk(later))
 
 
 @rule
