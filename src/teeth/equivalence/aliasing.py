@@ -86,6 +86,17 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor):\n    s = 0\n    for v in x[:-1]:\n        s = s + v\n        x[-1] += 1\n    return s\n",
         "def f(x: Tensor):\n    s = 0\n    for v in x[:-1]:\n        s = s + v\n    x.add_(1)\n    return s + v\n",
     )  # the base written while the elements are read: in the loop, or after it, the last element read then
+    suppresses += (  # a loop over `zip`/`enumerate` of views: each element goes to its place in the target
+        "def f(x: Tensor):\n    out = []\n    for a, b in zip(x[:-1], x[1:]):\n        out.append(b - a)\n"
+        "    return torch.stack(out)\n",
+        "def f(x: Tensor):\n    for i, a in enumerate(x[1:]):\n        if a > 0:\n            return i\n    return -1\n",
+    )
+    keeps += (
+        "def f(x: Tensor):\n    for a, b in zip(x[:-1], x[1:]):\n        b.sub_(a)\n    return x\n",
+        "def f(x: Tensor):\n    for i, a in enumerate(x[1:]):\n        if a > 0:\n            return a\n    return x\n",
+        "from elsewhere import zip\n\ndef f(x: Tensor):\n    out = []\n    for a, b in zip(x[:-1], x[1:]):\n"
+        "        out.append(b - a)\n    return torch.stack(out)\n",  # another library's zip: it may keep them
+    )
 
     # a function of the package only reads the view, or lets it reach only its result (derived from its body)
     suppresses += (

@@ -121,6 +121,9 @@ class Reads:
                 return False
             if _reads_only(call, self.callees, self.flow):
                 return True  # `*rows` too: each element is read
+            if _paired_loop(call, parent, flow):  # `for a, b in zip(x[:-1], x[1:])`: its elements go to the names
+                names = [n for n in _walk(_element_target(call, parent, flow)) if isinstance(n, cst.Name)]
+                return bool(names) and all(self.name_only_read(n, set(), seen, depth - 1) for n in names)
             if parent.star:
                 return False
             row = function_effect(call, flow) if not self._own_function(call) else None
@@ -618,6 +621,26 @@ def _counting(iterable: cst.BaseExpression, flow: Flow) -> bool:
     """`range(...)`: its elements are new integers."""
     return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and \
         iterable.func.value == "range" and not flow.bound(iterable.func)
+
+
+def _paired_loop(call: cst.Call, arg: cst.Arg, flow: Flow) -> bool:
+    """`for ... in zip(..., arg, ...)` (or `enumerate(arg)`): Python's own builtin, not rebound, iterated at once by a
+    `for` statement: each element of `arg` is bound to (a part of) the loop's target and goes nowhere else."""
+    return isinstance(call.func, cst.Name) and call.func.value in ("zip", "enumerate") and \
+        not flow.bound(call.func) and not arg.star and arg.keyword is None and \
+        isinstance(flow.parent(call), cst.For) and flow.parent(call).iter is call
+
+
+def _element_target(call: cst.Call, arg: cst.Arg, flow: Flow) -> cst.CSTNode:
+    """The part of a `_paired_loop`'s target that `arg`'s elements are bound to: its place in an unpacked tuple of as
+    many names as `zip` has arguments (`enumerate`'s second), else the whole target."""
+    target = flow.parent(call).target
+    places = len(call.args) if call.func.value == "zip" else 2
+    if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == places and \
+            not any(isinstance(e, cst.StarredElement) for e in target.elements):
+        index = list(call.args).index(arg) if call.func.value == "zip" else 1
+        return target.elements[index].value
+    return target
 
 
 def _branch_of(flow: Flow, block: cst.CSTNode) -> cst.If | None:
