@@ -1,5 +1,7 @@
 """A called function's own effects, from its body: which arguments it only reads, which only reach its result, and
-whether its result is a new tensor nothing else holds.
+whether its result is a new tensor nothing else holds; and the other way round, what the package does with a private
+function or an attribute: every call that may run the function (`Callees.calls`), every value bound to an attribute
+of that name (`Callees.attribute_values`), read from every file of the package that names it.
 
 The callee is a plain function of the target's package (or the method an instance held in an attribute runs,
 `held.py`): defined at the top of the mutated file, or of another file of the same package reached through
