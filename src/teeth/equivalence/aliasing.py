@@ -395,6 +395,7 @@ class ViewReadAtOnce(Rule):
         # an autograd Function's saved tensors, unpacked
         "def backward(ctx, g):\n    size, out = ctx.saved_tensors\n"
         "    return g.sum(-1) / size.to(g.dtype).squeeze(-1)\n",
+        "def jvp(ctx, dx):\n    u, v = ctx.saved_for_forward\n    return (u.transpose(-1, -2) @ dx) @ v\n",
     )
     keeps = (
         "def f(x, n):\n    return x[:n]\n",  # returned: the caller may write through it

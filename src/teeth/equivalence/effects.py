@@ -337,8 +337,10 @@ TENSOR_ONLY = frozenset(
 TUPLES = frozenset("split chunk unbind tensor_split hsplit vsplit sort topk max min unique meshgrid nonzero "
                    "broadcast_tensors".split())
 # Attributes that hold a tuple of tensors (an element may be None, which raises before a copy would, in the mutant
-# as in the original): an autograd Function context's saved inputs.
-TENSOR_TUPLE_ATTRIBUTES = frozenset({"saved_tensors"})
+# as in the original): an autograd Function context's saved inputs, for backward (`ctx.saved_tensors`) and for the
+# forward-mode jvp (`ctx.saved_for_forward`, which `ctx.save_for_forward(*tensors)` sets after asserting each is a
+# tensor or None).
+TENSOR_TUPLE_ATTRIBUTES = frozenset({"saved_tensors", "saved_for_forward"})
 
 
 def unpacked_from_new(statement, name: str, flow=None) -> bool:
