@@ -30,7 +30,7 @@ def judged_by(skip: str | None) -> set[str]:
 
 def spoken_of(rule: str, mutants: list) -> list:
     """The mutants of an example the rule judges at all (`Rule.speaks_of`)."""
-    return [m for m in mutants if RULES_BY_NAME[rule].speaks_of(m.replacement)]
+    return [m for m in mutants if RULES_BY_NAME[rule].speaks_of(m.original, m.replacement)]
 
 
 def test_every_rule_has_examples_both_ways_and_an_operator_that_names_it():

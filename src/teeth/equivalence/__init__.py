@@ -1,6 +1,7 @@
 """Equivalent-mutant rules: mutants that provably cannot change what the code computes, recorded `skipped`.
 
-Each rule (a class in `aliasing`, `fresh_views`, `contiguity`, `launches`, `stores`, registered by `@rule`) reads the
+Each rule (a class in `aliasing`, `fresh_views`, `contiguity`, `launches`, `sequences`, `stores`, registered by
+`@rule`) reads the
 code around a mutant through the shared analysis kit (`flow`) and the effects of torch calls (`effects`) and of the file's own kernels
 (`kernels`). An operator names the rules that judge its mutants (`Operator.rules`); every one of them is asked, so
 the verdict does not depend on their order. The rules are conservative: anything they cannot see through (an
@@ -12,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from teeth.equivalence import aliasing, contiguity, fresh_views, launches, stores  # noqa: F401  (they register)
+from teeth.equivalence import aliasing, contiguity, fresh_views, launches, sequences, stores  # noqa: F401  (they register)
 from teeth.equivalence.base import REGISTRY, Context, Mutation, Rule
 from teeth.equivalence.flow import Flow
 

@@ -44,9 +44,9 @@ class Rule:
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
         raise NotImplementedError
 
-    def speaks_of(self, replacement: str) -> bool:
-        """Which mutants of `examples_operators` the rule judges at all, by their replacement's text (an operator may
-        make several of one statement): its examples are checked against those."""
+    def speaks_of(self, original: str, replacement: str) -> bool:
+        """Which mutants of `examples_operators` the rule judges at all, by the text they change and their
+        replacement's (an operator may make several of one statement): its examples are checked against those."""
         return True
 
 

@@ -209,7 +209,7 @@ class AccumulatedIntoZeros(Rule):
         "from mylib import zeros\n\ndef f(x):\n    idx = x > 0\n    out = zeros(4)\n    out[idx] += 1\n    return out\n",
     )
 
-    def speaks_of(self, replacement: str) -> bool:
+    def speaks_of(self, original: str, replacement: str) -> bool:
         return replacement.strip() != "pass"  # the overwrite, not the write dropped
 
     def judge(self, mutant: Mutation, ctx: Context) -> bool:
