@@ -407,6 +407,26 @@ def test_a_private_methods_parameter_is_a_tensor_when_every_call_of_that_name_pa
     assert len(found) == 2 and all((skip is not None) == skipped for skip in found), found
 
 
+GIVEN = ("import torch\n\ndef to_hz(mels):\n    return 700 * (10 ** (mels / 2595) - 1)\n\n"
+         "def frequencies(n, top):\n    mels = torch.linspace(0, top, n)\n    return to_hz(mels)\n\n"
+         "def cutoffs(n, rate):\n    cut = frequencies(n + 1, rate / 2)[1:-1]\n    return [c / rate for c in cut], len(cut)\n")
+
+
+@pytest.mark.parametrize("code, skipped", [
+    (GIVEN, True),  # `to_hz` of an unannotated parameter returns a tensor when given one, and is given one
+    (GIVEN.replace("return to_hz(mels)", "return to_hz([1.0, 2.0])"), False),  # given a list: maybe no tensor
+    (GIVEN.replace("return 700 * (10 ** (mels / 2595) - 1)", "return [m * 2 for m in mels]"), False),
+    (GIVEN.replace("def to_hz(mels):", "def to_hz(mels, other=None):").replace(
+        "return 700 * (10 ** (mels / 2595) - 1)", "return mels if other is None else other"),
+     False),  # a parameter with a default is not taken to be a tensor: the caller may pass anything, or not
+])
+def test_a_package_function_given_tensors_returns_a_tensor_when_its_returns_are_tensors_of_its_parameters(
+        tmp_path, code, skipped):
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": code})
+    found = skips_of(path)
+    assert len(found) == 1 and (found[0] is not None) == skipped, found
+
+
 HELD_TENSORS = ("import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self, n):\n"
                 "        super().__init__()\n        self.register_buffer('pe', torch.randn(n, 4))\n"
                 "        self.w = nn.Parameter(torch.zeros(4))\n        self.w = self.w * 2\n\n"

@@ -44,6 +44,8 @@ class CalleeEffects:
     tensor: bool = False  # every return gives a tensor (`is_tensor` of each returned value, in its own file)
     tensors: bool = False  # every return gives a tuple of tensors (a tuple literal, each element a tensor)
     checked: frozenset[str] = frozenset()  # parameters it raises for unless they are tensors (`checked_at_entry`)
+    tensor_given: bool = False  # every return gives a tensor when each parameter without a default is one
+    required: tuple[str, ...] = ()  # the parameters without a default (none starred)
 
 
 def package_root(path: Path) -> Path | None:
@@ -66,6 +68,7 @@ class Callees:
         self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
         self._calls: dict[cst.Call, tuple[cst.FunctionDef, Reads, bool] | None] = {}  # a call -> what it calls
         self._callers: dict[int, list[tuple[Flow, cst.Call]] | None] = {}  # a private function -> its calls
+        self.assuming = 0  # how many callee results are being derived with their parameters taken to be tensors
         self._attributes: dict[str, list | None] = {}  # an attribute's name -> what the package binds to it
         self._own: Path | None = None  # the mutated file
         self._texts: dict[Path, bytes] | None = None  # the package's files, when a private function's calls are asked
@@ -394,7 +397,8 @@ class Callees:
             return found
         if not found.params:
             return None
-        return dataclasses.replace(found, params=found.params[1:])
+        return dataclasses.replace(found, params=found.params[1:],
+                                   required=tuple(r for r in found.required if r != found.params[0]))
 
     def _function_effects(self, function: cst.FunctionDef, reads: Reads) -> CalleeEffects | None:
         key = id(function)
@@ -409,7 +413,7 @@ class Callees:
             found = _derive(function, reads)
         finally:
             self._active.discard(key)
-        if self._cut == cut:
+        if self._cut == cut and not self.assuming:
             self._effects[key] = found  # kept only when no callee was cut off: the same from any caller
         return found
 
@@ -459,7 +463,18 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
                             all(not isinstance(e, cst.StarredElement) and is_tensor(e.value, flow)
                                 for e in r.value.elements) for r in returns)
     checked = frozenset(name.value for name in named if checked_at_entry(function, name.value, flow))
-    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor, tensors, checked)
+    required = [p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.default is None]
+    tensor_given = tensor
+    if plain and not tensor and required:
+        flow.assumed, before = frozenset(id(p) for p in required), flow.assumed
+        reads.callees.assuming += 1  # what is derived meanwhile holds only under the assumption: not memoised
+        try:
+            tensor_given = all(is_tensor(r.value, flow) for r in returns)
+        finally:
+            flow.assumed = before
+            reads.callees.assuming -= 1
+    return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor, tensors, checked,
+                         tensor_given, tuple(p.name.value for p in required))
 
 
 def _fresh_return(reads: Reads, statement: cst.Return) -> bool:

@@ -121,6 +121,7 @@ class Flow:
         self._kernel_effects: dict[int, KernelEffects] = {}
         self._positions: dict[int, int] | None = None
         self.callees = None  # the package's functions (`callees.Callees`), when a discovery reads them
+        self.assumed: frozenset[int] = frozenset()  # parameters taken to be tensors, while a callee's result is derived
 
     # -- where a node stands -------------------------------------------------------------------------------------
 

@@ -131,7 +131,10 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
     if flow.callees is not None and isinstance(func, (cst.Name, cst.Attribute)) and \
             flow.callees.function(flow, expr) is not None:  # a function of the package: by its returns
         effects = flow.callees.effects(flow, expr)
-        return effects is not None and (effects.tensor or (not one and effects.tensors))
+        if effects is None:
+            return False
+        return effects.tensor or (not one and effects.tensors) or \
+            (effects.tensor_given and _given_tensors(expr, effects, flow, seen, depth))
     if not isinstance(func, cst.Attribute):
         return False
     if dotted(func.value) in FUNCTION_MODULES:  # torch.cat(...), F.pad(...)
@@ -146,9 +149,20 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
         func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
 
 
+def _given_tensors(call: cst.Call, effects, flow: Flow, seen: frozenset[str], depth: int) -> bool:
+    """Does `call` give a tensor to each parameter without a default of the callee (`CalleeEffects.required`), by
+    position or keyword, nothing starred?"""
+    if any(a.star for a in call.args):
+        return False
+    given = {flow.callees.parameter(flow, call, a, effects): a.value for a in call.args}
+    return all(name in given and is_tensor(given[name], flow, seen, depth + 1) for name in effects.required)
+
+
 def _param_is_tensor(param: cst.Param, flow: Flow) -> bool:
     """Annotated `Tensor`, or `Optional[Tensor]` (`Tensor | None`): a view of None raises before a copy would, in the
     mutant as in the original, so None is as good as a tensor here; a default other than None is not."""
+    if id(param) in flow.assumed:
+        return True  # `CalleeEffects.tensor_given`: what the function returns when given tensors
     if param.star not in ("", cst.MaybeSentinel.DEFAULT) or param.annotation is None:
         return False
     if param.default is not None and not _is_none(param.default):
