@@ -343,8 +343,8 @@ def test_a_function_of_a_module_of_the_package_and_a_tensor_it_returns_are_read_
     "from . import ops\n\ndef f(x, n):\n    ops.zeroed(x[:n])\n    return x\n",  # a module's function writing it
     "from other import ops\n\ndef f(x, n):\n    return ops.normalised(x[:n]).sum()\n",  # another package's module
     "from . import ops\n\ndef f(x: Tensor, n):\n    return ops.zeroed(x[:n]).sum()\n",
-    "from .ops import normalised\n\ndef f(x: Tensor, n):\n    res = normalised(x)\n    return res.squeeze(0)\n",  # maybe
-    # no tensor: `t / t.sum()` of an unannotated `t` may be an array's
+    "from .ops import normalised\n\ndef f(x, n):\n    res = normalised(x)\n    return res.squeeze(0)\n",  # maybe
+    # no tensor: `t / t.sum()` of an unannotated `t` given an unannotated `x` may be an array's
     "from . import ops\nops = None\n\ndef f(x, n):\n    return ops.normalised(x[:n]).sum()\n",  # bound twice
 ])
 def test_a_view_given_to_a_callee_that_writes_it_or_is_not_the_packages_is_kept(tmp_path, code):
