@@ -86,6 +86,13 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor):\n    s = 0\n    for v in x[:-1]:\n        s = s + v\n        x[-1] += 1\n    return s\n",
         "def f(x: Tensor):\n    s = 0\n    for v in x[:-1]:\n        s = s + v\n    x.add_(1)\n    return s + v\n",
     )  # the base written while the elements are read: in the loop, or after it, the last element read then
+    suppresses += (  # a comprehension over the view: its name only read
+        "def f(x: Tensor):\n    return sum(v * 2 for v in x[:-1])\n",
+    )
+    keeps += (
+        "def f(x: Tensor):\n    return [v for v in x[:-1]]\n",  # the elements, views of `x`, handed on
+        "def f(x: Tensor):\n    [v.mul_(2) for v in x[:-1]]\n    return x\n",  # written through them
+    )
     suppresses += (  # a loop over `zip`/`enumerate` of views: each element goes to its place in the target
         "def f(x: Tensor):\n    out = []\n    for a, b in zip(x[:-1], x[1:]):\n        out.append(b - a)\n"
         "    return torch.stack(out)\n",

@@ -153,7 +153,7 @@ class Reads:
             return self.only_read(parent, seen, depth - 1)  # each element of the new list is this value
         if isinstance(parent, (cst.CompFor, cst.For)) and parent.iter is node:
             target = parent.target  # the elements are bound to the loop's name: each must be only read
-            return isinstance(target, cst.Name) and self.name_only_read(target, set(), seen, depth - 1)
+            return isinstance(target, cst.Name) and self.name_only_read(target, set(), seen, depth - 1, iterated=node)
         if isinstance(parent, cst.Assign) and parent.value is node and self.copied_into(parent):
             return True
         if isinstance(parent, cst.Assign) and parent.value is node and bind:
@@ -164,9 +164,11 @@ class Reads:
         return False  # returned, yielded, stored, iterated, captured: it escapes
 
     def name_only_read(self, name: cst.Name, inside: set[int], seen: set, depth: int,
-                       after: cst.CSTNode | None = None) -> bool:
+                       after: cst.CSTNode | None = None, iterated: cst.CSTNode | None = None) -> bool:
         """Is every use of the local `name` a read? `inside`: nodes whose uses are the mutant's own; `after`: the
-        binding followed (a use in a statement of the function's body before it cannot see that value)."""
+        binding followed (a use in a statement of the function's body before it cannot see that value); `iterated`:
+        the value a comprehension's name takes its elements from, when that value is the one being followed (its
+        other holders are the caller's to judge)."""
         flow = self.flow
         scope = flow.scopes.get(name)
         if not isinstance(scope, (FunctionScope, ComprehensionScope)) or name.value not in scope.assignments:
@@ -177,7 +179,7 @@ class Reads:
                        for f, a in zip(fors, bindings(scope, name.value, flow))):
                 return False  # a comprehension's own name: only its `for` target (a walrus could leak it)
             for comp_for in fors:  # its values are the iterable's elements: nothing may write those either
-                if not self._iterable_only_read(comp_for, seen, depth - 1):
+                if comp_for.iter is not iterated and not self._iterable_only_read(comp_for, seen, depth - 1):
                     return False
         key = (id(scope), name.value, id(after))  # each binding followed is checked once
         if key in seen:
