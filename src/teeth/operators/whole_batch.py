@@ -24,7 +24,8 @@ class WholeBatch(Operator):
         "what it reads, and an in-place edit in one that leaves the other's rows unchanged."
     )
     node_types = (cst.Call, cst.Subscript)
-    rules = (*Operator.rules, "zip_stops_at_shorter")  # `zip(ts[:-1], ts[1:])` -> `zip(ts, ts[1:])`
+    # `zip(ts[:-1], ts[1:])` -> `zip(ts, ts[1:])`; `for s in sizes[1:]: if s != sizes[0]: raise` -> `sizes`
+    rules = (*Operator.rules, "zip_stops_at_shorter", "first_compared_with_itself")
 
     def mutate(self, node, ctx):
         if isinstance(node, cst.Subscript):

@@ -51,6 +51,7 @@ class WrongSliceStart(Operator):
     )
     kills = (Check.BEHAVIOUR, Check.BATCH_INVARIANCE)
     node_types = (cst.Call, cst.Subscript)
+    rules = (*Operator.rules, "first_compared_with_itself")  # `for s in sizes[1:]: if s != sizes[0]: ...` -> `[0:]`
 
     def mutate(self, node, ctx):
         if isinstance(node, cst.Subscript):
