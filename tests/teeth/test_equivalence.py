@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from teeth.config.targets import Target, skip_matches
 from tests.helpers.cli import results_of
@@ -678,3 +680,54 @@ def test_a_returned_slice_of_a_new_tensor_is_kept_for_its_layout_and_by_hand_its
              "(x * 2).t()\n")
     assert all(skip and skip.startswith("equivalent") for skip in
                (m.skip for m in discovered(tmp_path, "import torch\n\n" + alike, ["view_to_copy"])))
+
+
+def outcome(code: str, *args):
+    """What calling the file's `check` gives: its result, or the kind of exception it raises."""
+    space: dict = {}
+    exec(code, space)
+    try:
+        return "returned", space["check"](*args)
+    except Exception as error:  # noqa: BLE001 - the outcome compared is which exception
+        return "raised", type(error).__name__
+
+
+FIRST_ROUND = (
+    "def check(ts):\n    sizes = [t.size(0) for t in ts]\n    for size in sizes[1:]:\n"
+    "        if size != sizes[0]:\n            raise ValueError('sizes differ')\n    return len(sizes)\n",
+    "def check(ts):\n    for t in ts[1:]:\n        if t.shape != ts[0].shape or t.dtype != ts[0].dtype:\n"
+    "            raise ValueError('shapes differ')\n    return len(ts)\n",
+    "def check(ts):\n    return all(t.size(-1) == ts[0].size(-1) for t in ts[1:])\n",
+)
+
+
+@pytest.fixture(scope="module")
+def first_rounds(tmp_path_factory):
+    """Each example with the mutants the rule skipped: `seq[1:]` widened to `seq`, `seq[0:]`, `seq[1 - 1:]`."""
+    found = []
+    for source in FIRST_ROUND:
+        mutants = [m for m in discovered(tmp_path_factory.mktemp("m"), source, ["whole_batch", "wrong_slice_start"])
+                   if "[1:]" in m.original]
+        skipped = [m for m in mutants if "first_compared_with_itself" in judged_by(m.skip)]
+        assert len(skipped) == 3 and len(mutants) == 4, [m.one_line for m in mutants]  # `[1 + 1:]` is kept
+        found.append((source, skipped))
+    return found
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shapes=st.lists(st.tuples(st.integers(1, 2), st.integers(1, 2)), max_size=4),
+       doubles=st.lists(st.booleans(), min_size=4, max_size=4))
+def test_a_first_round_compared_with_itself_is_skipped_and_by_hand_changes_nothing(first_rounds, shapes, doubles):
+    import torch
+
+    tensors = [torch.zeros(s, dtype=torch.float64 if d else torch.float32) for s, d in zip(shapes, doubles)]
+    for source, skipped in first_rounds:
+        for mutant in skipped:
+            assert outcome(mutant.code, tensors) == outcome(source, tensors), (mutant.one_line, shapes)
+
+
+def test_a_first_round_over_values_that_need_not_equal_themselves_is_kept_and_by_hand_it_differs(tmp_path):
+    source = "def check(ts):\n    for t in ts[1:]:\n        if t != ts[0]:\n            raise ValueError('differ')\n"
+    mutants = [m for m in discovered(tmp_path, source, ["whole_batch"]) if "[1:]" in m.original]
+    assert [m.skip for m in mutants] == [None]
+    assert outcome(mutants[0].code, [float("nan")]) != outcome(source, [float("nan")])  # nan != nan

@@ -97,8 +97,11 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor):\n    out = []\n    for a, b in zip(x[:-1], x[1:]):\n        out.append(b - a)\n"
         "    return torch.stack(out)\n",
         "def f(x: Tensor):\n    for i, a in enumerate(x[1:]):\n        if a > 0:\n            return i\n    return -1\n",
+        "def f(x: Tensor):\n    return all(a < b for a, b in zip(x[:-1], x[1:]))\n",  # a comprehension's `for`
     )
     keeps += (
+        "def f(x: Tensor):\n    return [b.sub_(a) for a, b in zip(x[:-1], x[1:])]\n",
+        "def f(x: Tensor):\n    return [(a, b) for a, b in zip(x[:-1], x[1:])]\n",  # the elements make the result
         "def f(x: Tensor):\n    for a, b in zip(x[:-1], x[1:]):\n        b.sub_(a)\n    return x\n",
         "def f(x: Tensor):\n    for i, a in enumerate(x[1:]):\n        if a > 0:\n            return a\n    return x\n",
         "from elsewhere import zip\n\ndef f(x: Tensor):\n    out = []\n    for a, b in zip(x[:-1], x[1:]):\n"

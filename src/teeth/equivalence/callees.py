@@ -24,7 +24,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment, MetadataWrapper
 
 from teeth.equivalence.effects import dotted, storage_root
-from teeth.equivalence.flow import Flow, walk
+from teeth.equivalence.flow import Flow, own_nodes, walk
 from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, is_method, made_once_in_init, method_of, \
     source_file, torch_class
 from teeth.equivalence.reads import DEPTH, Reads
@@ -453,9 +453,9 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
         result = Reads(flow, reads.callees, returns_of=function)
         if result.name_only_read(name, set(), set(), DEPTH):
             returned.add(name.value)
-    returns = [n for n in _own(function.body) if isinstance(n, cst.Return)]
+    returns = [n for n in own_nodes(function.body) if isinstance(n, cst.Return)]
     plain = bool(returns) and all(r.value is not None for r in returns) and \
-        not any(isinstance(n, (cst.Yield, cst.Await)) for n in _own(function.body))  # each call returns a value
+        not any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(function.body))  # each call returns a value
     fresh = plain and all(_fresh_return(reads, r) for r in returns)
     quiet = reads.writes_only_own(function.body)
     tensor = plain and all(is_tensor(r.value, flow) for r in returns)
@@ -545,15 +545,6 @@ def _imports_only(statement: cst.CSTNode) -> bool:
     """Is `statement` a line of imports only (`from . import sparse`)?"""
     return isinstance(statement, cst.SimpleStatementLine) and \
         all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
-
-
-def _own(node: cst.CSTNode):
-    """The nodes of a function's body, nested functions, classes and lambdas left out."""
-    for child in node.children:
-        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        yield child
-        yield from _own(child)
 
 
 __all__ = ["CalleeEffects", "Callees", "package_root"]

@@ -22,6 +22,14 @@ def walk(node: cst.CSTNode):
         yield from walk(child)
 
 
+def own_nodes(node: cst.CSTNode):
+    """`node` and the nodes under it, nested functions, classes and lambdas left out (their code runs elsewhere)."""
+    yield node
+    for child in node.children:
+        if not isinstance(child, _BOUNDARIES):
+            yield from own_nodes(child)
+
+
 def uses(scope: Scope, name: str, flow: Flow):
     """Every access of `name` that refers to the scope's own assignments of it, nested scopes included, in the
     order they stand in `flow`'s file."""

@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import FunctionScope
 
 from teeth.equivalence.base import Context, Mutation, Rule, rule
-from teeth.equivalence.flow import uses
+from teeth.equivalence.flow import uses, walk
 
 
 @rule
@@ -37,7 +37,7 @@ class UnreadLaunchKeyword(Rule):
             if isinstance(parent, cst.Arg) and parent.keyword is not None and _is_launch(flow.parent(parent)):
                 if parent.value is not child:
                     return False  # the keyword itself
-                if any(isinstance(n, cst.Call) for n in _walk(parent.value)):
+                if any(isinstance(n, cst.Call) for n in walk(parent.value)):
                     return False  # evaluating the mutated value could fail
                 return unread(ctx, flow.parent(parent), parent.keyword.value) is not None
             child, parent = parent, flow.parent(parent)
@@ -86,9 +86,3 @@ def unread(ctx: Context, launch: cst.Call, keyword: str) -> cst.Param | None:
 def _is_launch(node) -> bool:
     """`kernel[grid](...)` with `kernel` a plain name."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Subscript) and isinstance(node.func.value, cst.Name)
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)

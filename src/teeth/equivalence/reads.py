@@ -11,7 +11,7 @@ from libcst.metadata import ComprehensionScope, FunctionScope
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, METHODS, TENSOR_ONLY, call_effect, function_effect, \
     function_name, has_out, is_fresh, method_effect, storage_root, torch_writes_nothing, unpacked_from_new
-from teeth.equivalence.flow import Flow, assigned_value, bindings, uses
+from teeth.equivalence.flow import Flow, assigned_value, bindings, uses, walk
 from teeth.equivalence.tensors import copying_index, is_tensor
 
 DEPTH = 12  # how many bindings a value is followed through
@@ -122,8 +122,9 @@ class Reads:
             if _reads_only(call, self.callees, self.flow):
                 return True  # `*rows` too: each element is read
             if _paired_loop(call, parent, flow):  # `for a, b in zip(x[:-1], x[1:])`: its elements go to the names
-                names = [n for n in _walk(_element_target(call, parent, flow)) if isinstance(n, cst.Name)]
-                return bool(names) and all(self.name_only_read(n, set(), seen, depth - 1) for n in names)
+                names = [n for n in walk(_element_target(call, parent, flow)) if isinstance(n, cst.Name)]
+                return bool(names) and all(self.name_only_read(n, set(), seen, depth - 1, iterated=call)
+                                           for n in names)
             if parent.star:
                 return False
             row = function_effect(call, flow) if not self._own_function(call) else None
@@ -174,9 +175,8 @@ class Reads:
         if not isinstance(scope, (FunctionScope, ComprehensionScope)) or name.value not in scope.assignments:
             return False
         if isinstance(scope, ComprehensionScope):
-            fors = [flow.parent(a.node) for a in bindings(scope, name.value, flow)]
-            if not all(isinstance(f, cst.CompFor) and f.target is a.node
-                       for f, a in zip(fors, bindings(scope, name.value, flow))):
+            fors = [_unpacked_for(flow, a.node) for a in bindings(scope, name.value, flow)]
+            if not all(fors):
                 return False  # a comprehension's own name: only its `for` target (a walrus could leak it)
             for comp_for in fors:  # its values are the iterable's elements: nothing may write those either
                 if comp_for.iter is not iterated and not self._iterable_only_read(comp_for, seen, depth - 1):
@@ -360,7 +360,7 @@ class Reads:
         while True:
             for earlier in reversed(list(block.body)[:position]):
                 if not isinstance(earlier, cst.SimpleStatementLine):
-                    if any(isinstance(n, cst.Name) and n.value == name for n in _walk(earlier)):
+                    if any(isinstance(n, cst.Name) and n.value == name for n in walk(earlier)):
                         return False  # used or bound on some path only
                     continue
                 for small in earlier.body:
@@ -379,7 +379,7 @@ class Reads:
             outer = flow.parent(branch) if branch is not None else None
             if not isinstance(outer, cst.IndentedBlock) or \
                     not all(self.only_read(n, set(), DEPTH, bind=False) for test in _tests(branch)
-                            for n in _walk(test) if isinstance(n, cst.Name) and n.value == name):
+                            for n in walk(test) if isinstance(n, cst.Name) and n.value == name):
                 return False  # a parameter, made in a loop's earlier round, or a test that does more than read
             block, position = outer, list(outer.body).index(branch)
 
@@ -388,7 +388,7 @@ class Reads:
         """Does `statement` use `name` only to write into it (`name[i] = v`, `name.fill_(v)`, a kernel storing into it)
         or to read it?"""
         flow = self.flow
-        for use in _walk(statement):
+        for use in walk(statement):
             if not (isinstance(use, cst.Name) and use.value == name):
                 continue
             parent = flow.parent(use)
@@ -399,7 +399,7 @@ class Reads:
             if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value.endswith("_") and \
                     isinstance(statement, cst.Expr) and statement.value is flow.parent(parent):
                 holder = statement.value
-                if not any(isinstance(n, cst.Name) and n.value == name for a in holder.args for n in _walk(a)):
+                if not any(isinstance(n, cst.Name) and n.value == name for a in holder.args for n in walk(a)):
                     continue  # `name.fill_(v)`: in place, the result dropped
             if isinstance(parent, cst.Arg) and isinstance(statement, cst.Expr) and \
                     statement.value is flow.parent(parent) and flow.launched(statement.value) is not None:
@@ -471,9 +471,9 @@ class Reads:
         carriers = set()
         if isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
-            carriers = {n.value for t in targets for n in _walk(t.target) if isinstance(n, cst.Name)}
+            carriers = {n.value for t in targets for n in walk(t.target) if isinstance(n, cst.Name)}
         elif isinstance(statement, cst.For) and flow.within(node, {id(statement.iter)}):
-            carriers = {n.value for n in _walk(statement.target) if isinstance(n, cst.Name)}  # its elements
+            carriers = {n.value for n in walk(statement.target) if isinstance(n, cst.Name)}  # its elements
         return self.quiet_after(statement, carriers, after=node if made else None, strict=strict)
 
     def quiet_after(self, statement: cst.CSTNode, carriers: set[str], after: cst.CSTNode | None = None,
@@ -486,7 +486,7 @@ class Reads:
         every use of them cannot change what is read."""
         flow = self.flow
         function = function_of(flow, statement)
-        if function is None or any(isinstance(n, (cst.Yield, cst.Await)) for n in _walk(function.body)):
+        if function is None or any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(function.body)):
             return False  # a generator: its caller runs anything between two of its steps
         scope = flow.function_scope(statement)
         carried = _carried(self, scope, statement, carriers)
@@ -619,6 +619,14 @@ def _made_here(value: cst.BaseExpression, reads: Reads, flow: Flow) -> bool:
     return reads.fresh(value)
 
 
+def _unpacked_for(flow: Flow, node: cst.CSTNode) -> cst.CompFor | None:
+    """The comprehension's `for` whose target is `node` or unpacks into it (`for a, b in ...`), else None."""
+    holder = flow.parent(node)
+    while isinstance(holder, (cst.Element, cst.Tuple, cst.List)):
+        node, holder = holder, flow.parent(holder)
+    return holder if isinstance(holder, cst.CompFor) and holder.target is node else None
+
+
 def _counting(iterable: cst.BaseExpression, flow: Flow) -> bool:
     """`range(...)`: its elements are new integers."""
     return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and \
@@ -627,10 +635,11 @@ def _counting(iterable: cst.BaseExpression, flow: Flow) -> bool:
 
 def _paired_loop(call: cst.Call, arg: cst.Arg, flow: Flow) -> bool:
     """`for ... in zip(..., arg, ...)` (or `enumerate(arg)`): Python's own builtin, not rebound, iterated at once by a
-    `for` statement: each element of `arg` is bound to (a part of) the loop's target and goes nowhere else."""
+    `for` statement or a comprehension's `for`: each element of `arg` is bound to (a part of) the loop's target and
+    goes nowhere else."""
     return isinstance(call.func, cst.Name) and call.func.value in ("zip", "enumerate") and \
         not flow.bound(call.func) and not arg.star and arg.keyword is None and \
-        isinstance(flow.parent(call), cst.For) and flow.parent(call).iter is call
+        isinstance(flow.parent(call), (cst.For, cst.CompFor)) and flow.parent(call).iter is call
 
 
 def _element_target(call: cst.Call, arg: cst.Arg, flow: Flow) -> cst.CSTNode:
@@ -669,7 +678,7 @@ def writes_no_tensor(reads: Reads, part: cst.CSTNode, after: cst.CSTNode | None 
     attribute assignment, no augmented assignment (`y += 1` is in place for a tensor), no `del` of an item?"""
     if not reads.writes_nothing(part, after=after):
         return False
-    for node in _walk(part):
+    for node in walk(part):
         if isinstance(node, (cst.AugAssign, cst.Del)):
             return False
         targets = node.targets if isinstance(node, cst.Assign) else [node] if isinstance(node, cst.AnnAssign) else []
@@ -731,7 +740,7 @@ def _carried(reads: Reads, scope, statement: cst.CSTNode, names: set[str]) -> li
                             continue  # a new value made of it
                 targets = at.targets if isinstance(at, cst.Assign) else [at]
                 for target in targets:
-                    todo.extend((n.value, at) for n in _walk(target.target) if isinstance(n, cst.Name))
+                    todo.extend((n.value, at) for n in walk(target.target) if isinstance(n, cst.Name))
             elif at is None or isinstance(flow.parent(at), (cst.For, cst.With, cst.CompFor)):
                 return None
     return found
@@ -784,9 +793,3 @@ def _evaluated_before(flow: Flow, part: cst.CSTNode, node: cst.CSTNode) -> set[i
             done.add(id(sibling))
         child = parent
     return done | {id(node)}  # and `node` itself, whole: its own parts ran before it was made
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY, TENSOR_TUPLE_ATTRIBUTES, TUPLES, \
     dotted, function_effect, method_effect
-from teeth.equivalence.flow import Flow, assigned_value, binds
+from teeth.equivalence.flow import Flow, assigned_value, binds, own_nodes
 from teeth.equivalence.held import is_method
 from teeth.equivalence.schemas import operator_name, returns_tensors_only
 
@@ -271,7 +271,7 @@ def checked_at_entry(function: cst.FunctionDef, name: str, flow: Flow) -> bool:
                 return True  # a compound statement's test, an assignment's value: before anything it binds
             if _none_default(small, name, flow):
                 continue
-            if binds(small, name) or any(isinstance(n, (cst.Return, cst.Yield)) for n in _own_nodes(small)):
+            if binds(small, name) or any(isinstance(n, (cst.Return, cst.Yield)) for n in own_nodes(small)):
                 return False
     return False
 
@@ -297,13 +297,6 @@ def _none_default(statement: cst.CSTNode, name: str, flow: Flow) -> bool:
             if binds(small, name) and (value is None or not is_tensor(value, flow)):
                 return False
     return True
-
-
-def _own_nodes(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            yield from _own_nodes(child)
 
 
 # Methods a tensor has that return no tensor, and Python's lists, tuples and numpy arrays lack (numpy's `size` is
