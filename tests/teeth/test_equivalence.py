@@ -483,6 +483,13 @@ def test_a_new_call_of_a_private_function_in_another_file_redoes_a_cached_discov
      "\ndef prepare(x, t=None):\n    y = check(x, t)\n    return x\n\ndef f(x, t=None):\n    c = prepare(x, t=t)\n"
      "    if t is None:\n        t = torch.ones(5)\n    return c / (t[1:] - t[:-1])\n", True),
     ("def f(x, t=None):\n    t.dim()\n    if t is None:\n        t = [1, 2]\n    return x / (t[1:] - t[:-1])\n", False),
+    # a torch function given it first that takes no list, array or number there (by its schemas, parser)
+    ("def f(x):\n    if torch.isnan(x).any():\n        raise ValueError\n    return x[1:] - x[:-1]\n", True),
+    ("from torch import flatten\n\ndef f(x):\n    n = flatten(x).numel()\n    return x[1:] - x[:-1]\n", True),
+    ("def f(x):\n    y = torch.add(x, 1)\n    return x[1:] - x[:-1]\n", False),  # `torch.add(1, 2)` runs
+    ("def f(x):\n    y = torch.pow(x, 2)\n    return x[1:] - x[:-1]\n", False),  # `torch.pow(2, t)` runs
+    ("def f(x):\n    y = torch.where(c, x, 0)\n    return x[1:] - x[:-1]\n", False),  # not its first argument
+    ("def f(x):\n    y = torch.tensor(x)\n    return x[1:] - x[:-1]\n", False),  # takes lists
 ])
 def test_a_value_checked_a_tensor_before_the_view_is_one(tmp_path, code, skipped):
     path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": "import torch\n\n" + code})

@@ -51,3 +51,39 @@ def test_a_schema_with_no_operator_behind_it_is_unknown_not_an_error():
     # aten::grad has a schema, but the dispatcher knows no operator by that name: asking for its kernels raises
     assert schema_effect("grad", method=True) is None
     assert schema_effect("grad", method=False) is None
+
+
+NOT_TENSORS = (1.0, 2, True, [1.0, 2.0], (1,), None, "a")
+
+
+def test_a_torch_function_said_to_take_only_a_tensor_first_raises_for_anything_else():
+    """What `rejects_non_tensor_first` promises, called: every torch function it names (hundreds) raises for a
+    number, a list, a tuple, an array, None or a string given first, whatever follows."""
+    import warnings
+
+    import numpy
+    import torch
+
+    from teeth.equivalence.schemas import rejects_non_tensor_first
+
+    named = [name for name in dir(torch) if not name.startswith("_") and rejects_non_tensor_first(name)]
+    assert len(named) > 100 and "isnan" in named and "flatten" in named
+    accepted = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in named:
+            for value in (*NOT_TENSORS, numpy.ones(2), numpy.float64(1.0)):
+                for rest in ((), (torch.ones(2),), (0,), (torch.ones(2), torch.ones(2))):
+                    try:
+                        getattr(torch, name)(value, *rest)
+                    except Exception:  # noqa: BLE001 - any exception is the promise kept
+                        continue
+                    accepted.append((name, type(value).__name__, len(rest)))
+    assert accepted == []
+
+
+@pytest.mark.parametrize("name", ["add", "mul", "sub", "pow", "remainder", "tensor", "as_tensor", "is_tensor"])
+def test_a_torch_function_that_takes_numbers_or_lists_first_is_not_said_to_reject_them(name):
+    from teeth.equivalence.schemas import rejects_non_tensor_first
+
+    assert not rejects_non_tensor_first(name)

@@ -131,3 +131,35 @@ def returns_tensors_only(name: str, several: bool = False) -> bool:
     return overloads is not None and all(
         (len(schema.returns) > 1 if several else len(schema.returns) == 1) and
         all(str(r.type) == "Tensor" for r in schema.returns) for _, schema in overloads)
+
+
+@functools.lru_cache(maxsize=None)
+def rejects_non_tensor_first(name: str) -> bool:
+    """Does `torch.NAME(x, ...)` raise unless `x` is a tensor (or an object that overrides torch's functions,
+    `__torch_function__`)? `torch.NAME` is a builtin (its arguments are parsed by torch's C++ argument parser, which
+    takes no list, array or number for a `Tensor` parameter) and the first argument of every overload of aten::NAME
+    is a plain `Tensor` (not `Scalar`, as in `torch.pow(2, x)`, nor a list or an optional one), and torch does not
+    take numbers for its tensors (`torch.add(1, x)`)."""
+    import types
+
+    try:
+        import torch
+    except ImportError:
+        return False
+    function = getattr(torch, name, None)
+    overloads = [schema for qualified, schema in _overloads(name) or () if _dispatched(qualified)]
+    return isinstance(function, types.BuiltinFunctionType) and bool(overloads) and \
+        not torch._C._should_allow_numbers_as_tensors(name) and all(
+            schema.arguments and not schema.arguments[0].kwarg_only and str(schema.arguments[0].type) == "Tensor"
+            for schema in overloads)
+
+
+def _dispatched(qualified: str) -> bool:
+    """Is the overload one of the dispatcher's operators (those torch's Python functions bind), not one TorchScript
+    alone registers under the same name (`aten::isnan.float`)?"""
+    import torch
+
+    try:
+        return bool(torch._C._dispatch_has_kernel(qualified))
+    except RuntimeError:
+        return False

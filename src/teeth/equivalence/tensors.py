@@ -8,7 +8,7 @@ from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY,
     dotted, function_effect, method_effect
 from teeth.equivalence.flow import Flow, assigned_value, binds, own_nodes
 from teeth.equivalence.held import is_method
-from teeth.equivalence.schemas import operator_name, returns_tensors_only
+from teeth.equivalence.schemas import operator_name, rejects_non_tensor_first, returns_tensors_only
 
 _ANNOTATIONS = ("Tensor", "torch.Tensor")
 _DEPTH = 8
@@ -248,9 +248,10 @@ def _guards(statement: cst.CSTNode, name: str, flow: Flow) -> bool:
 
 
 def _checks(node: cst.CSTNode, name: str, flow: Flow) -> bool:
-    """A call that raises unless `name` is a tensor: a tensor-only method of it, or a function of the package whose
-    parameter it is passed to is checked there."""
-    if _tensor_method_on(node, name):
+    """A call that raises unless `name` is a tensor: a tensor-only method of it, a torch function given it first that
+    takes nothing else there (`torch.isnan(x)`), or a function of the package whose parameter it is passed to is
+    checked there."""
+    if _tensor_method_on(node, name) or _torch_function_of(node, name, flow):
         return True
     if not isinstance(node, cst.Call) or flow.callees is None or \
             not any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args):
@@ -341,6 +342,17 @@ def _tensor_method_on(node: cst.CSTNode, name: str) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
         isinstance(node.func.value, cst.Name) and node.func.value.value == name and \
         node.func.attr.value in TENSOR_ONLY | TENSOR_ONLY_QUERIES
+
+
+def _torch_function_of(node: cst.CSTNode, name: str, flow: Flow) -> bool:
+    """`torch.f(name, ...)` (or `f` imported from torch) with `name` its first argument, given positionally, and
+    `f` a torch function that raises unless that argument is a tensor (`schemas.rejects_non_tensor_first`)."""
+    if not isinstance(node, cst.Call) or not node.args or node.args[0].keyword is not None or node.args[0].star or \
+            not isinstance(node.args[0].value, cst.Name) or node.args[0].value.value != name:
+        return False
+    qualified = flow.qualified(node.func)
+    return qualified is not None and qualified.count(".") == 1 and qualified.startswith("torch.") and \
+        rejects_non_tensor_first(qualified.split(".")[1])
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:
