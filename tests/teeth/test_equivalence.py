@@ -738,3 +738,18 @@ def test_a_first_round_over_values_that_need_not_equal_themselves_is_kept_and_by
     mutants = [m for m in discovered(tmp_path, source, ["whole_batch"]) if "[1:]" in m.original]
     assert [m.skip for m in mutants] == [None]
     assert outcome(mutants[0].code, [float("nan")]) != outcome(source, [float("nan")])  # nan != nan
+
+
+NESTED = "def f(x: torch.Tensor, ys):\n    def diffs(t):\n        return t[1:] - t[:-1]\n{body}"
+
+
+@pytest.mark.parametrize("body, skipped", [
+    ("    return diffs(x) + diffs(x * 2)\n", True),  # every call gives a tensor
+    ("    return diffs(x) + diffs(ys)\n", False),  # one call gives anything
+    ("    fn = diffs\n    return diffs(x) + fn(ys)\n", False),  # the name handed on: calls unknown
+    ("    diffs = print\n    return diffs(x)\n", False),  # the name bound again
+])
+def test_a_nested_functions_parameter_is_a_tensor_when_every_call_of_it_gives_one(tmp_path, body, skipped):
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": "import torch\n\n" + NESTED.format(body=body)})
+    found = skips_of(path)
+    assert len(found) == 2 and all((skip is not None) == skipped for skip in found), found

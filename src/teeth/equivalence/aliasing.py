@@ -307,8 +307,8 @@ class ViewOnlyRead(Rule):
 @rule
 class ViewReturnedToReaders(Rule):
     name = "view_returned_to_readers"
-    reason = ("the view is returned by a private function or method whose every call in the package only reads "
-              "the result, and nothing writes a tensor after the view is made until those reads are over")
+    reason = ("the view is returned by a private or nested function or method whose every call in the package only "
+              "reads the result, and nothing writes a tensor after the view is made until those reads are over")
     examples_operators = VIEW
     suppresses = (
         "def _parts(x: Tensor):\n    return x[..., :1], x[..., 1:]\n\n"
@@ -321,6 +321,8 @@ class ViewReturnedToReaders(Rule):
         # a view of the callee's own new tensor: the caller may write its own tensors meanwhile
         "def _top(x: Tensor, k):\n    idx = torch.argsort(x, dim=1).flip(1)\n    return idx.narrow(1, 0, k)\n\n"
         "def f(x: Tensor, k):\n    out = torch.zeros_like(x)\n    out.scatter_(1, _top(x, k), 1.0)\n    return out\n",
+        # a function nested in another: its calls are those of its name there
+        "def f(x: Tensor):\n    def head(t: Tensor):\n        return t[:2]\n    return head(x).sum() + head(x * 2).mean()\n",
     )
     keeps = (
         "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    h = _head(x, 2)\n    h.zero_()\n"
@@ -328,6 +330,7 @@ class ViewReturnedToReaders(Rule):
         "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    h = _head(x, 2)\n    x.add_(1)\n"
         "    return h.sum()\n",  # a caller writes its base while it is read
         "def _head(x: Tensor, n):\n    return x[:n]\n\ndef f(x: Tensor):\n    return _head(x, 2)\n",  # handed on
+        "def f(x: Tensor):\n    def head(t: Tensor):\n        return t[:2]\n    return head(x)\n",
         "def _head(n):\n    buf = torch.zeros(n)\n    h = buf[:2]\n    buf.fill_(1)\n    return h\n\n"
         "def f(n):\n    return _head(n).sum()\n",  # its base written after it is made
         "def _head(n):\n    buf = torch.zeros(n)\n    h = buf[:2]\n    buf[0] = 1\n    return h\n\n"

@@ -24,7 +24,7 @@ import libcst as cst
 from libcst.metadata import ImportAssignment, MetadataWrapper
 
 from teeth.equivalence.effects import dotted, storage_root
-from teeth.equivalence.flow import Flow, own_nodes, walk
+from teeth.equivalence.flow import Flow, own_nodes, uses, walk
 from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, is_method, made_once_in_init, method_of, \
     source_file, torch_class
 from teeth.equivalence.reads import DEPTH, Reads
@@ -223,9 +223,9 @@ class Callees:
             if isinstance(node, cst.ClassDef):
                 return (node, reads) if not node.decorators and isinstance(flow.parent(node), cst.Module) else None
         elif isinstance(node, cst.FunctionDef):
-            if node.decorators or not isinstance(flow.parent(node), cst.Module) or \
+            if node.decorators or not (isinstance(flow.parent(node), cst.Module) or _nested(flow, node)) or \
                     node.asynchronous is not None:
-                return None
+                return None  # a function at the top of its file, or one defined in another function's body
             return node, reads
         if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
             alias = next((a for a in node.names if (a.asname.name.value if a.asname else
@@ -291,14 +291,18 @@ class Callees:
         unknown); of a method, any `obj._name(...)` (whatever the object, so every call that may reach it is among
         them; a subclass's override only takes calls away). Anything else (passed as a value, an attribute read
         without a call, the name in a string, `getattr`'s) is None: callers unknown. The tests, which may call a
-        private function too, are not read."""
+        private function too, are not read. A function defined in another function's body (undecorated, whatever
+        its name) is run only by the calls of its name there, when its name is bound by that definition alone and
+        every use of it is a call."""
         key = id(function)
         if key in self._callers:
             return self._callers[key]
         self._callers[key] = None  # while asked: a cycle of questions answers unknown
         name = function.name.value
         found = None
-        if name.startswith("_") and not name.endswith("__") and not function.decorators and \
+        if _nested(flow, function):
+            found = _local_calls(flow, function)
+        elif name.startswith("_") and not name.endswith("__") and not function.decorators and \
                 self.flows.get(id(flow)) is not None and is_method(flow, function) is not None:
             found = self._calls_by_name(function, name, is_method(flow, function))
         self._callers[key] = found
@@ -545,6 +549,30 @@ def _imports_only(statement: cst.CSTNode) -> bool:
     """Is `statement` a line of imports only (`from . import sparse`)?"""
     return isinstance(statement, cst.SimpleStatementLine) and \
         all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
+
+
+def _nested(flow: Flow, function: cst.FunctionDef) -> bool:
+    """Is `function` defined in the body of another function (not of a class)?"""
+    block = flow.parent(function)
+    return isinstance(block, cst.IndentedBlock) and isinstance(flow.parent(block), cst.FunctionDef)
+
+
+def _local_calls(flow: Flow, function: cst.FunctionDef) -> list[tuple[Flow, cst.Call]] | None:
+    """The calls of a nested function, by its name in the enclosing function: None when the name is bound otherwise
+    too (another `def`, an assignment, `nonlocal`) or used other than called (handed on, returned, read)."""
+    if function.decorators:
+        return None
+    scope = flow.scopes.get(function)
+    name = function.name.value
+    if scope is None or [a.node for a in scope.assignments[name]] != [function]:
+        return None
+    found = []
+    for use in uses(scope, name, flow):
+        call = flow.parent(use.node)
+        if not isinstance(call, cst.Call) or call.func is not use.node:
+            return None
+        found.append((flow, call))
+    return found
 
 
 __all__ = ["CalleeEffects", "Callees", "package_root"]
