@@ -99,6 +99,13 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor):\n    for i, a in enumerate(x[1:]):\n        if a > 0:\n            return i\n    return -1\n",
         "def f(x: Tensor):\n    return all(a < b for a, b in zip(x[:-1], x[1:]))\n",  # a comprehension's `for`
     )
+    # what runs before the view exists (the call that makes its base) cannot tell the view from its copy
+    suppresses += (
+        "def f(dist, n):\n    x = torch.movedim(dist.sample((n,)), 0, -1)\n    return torch.sort(x, dim=-1).values\n",
+    )
+    keeps += (
+        "def f(dist, n):\n    x = torch.movedim(dist.sample((n,)), 0, -1)\n    dist.step()\n    return x.sum()\n",
+    )
     keeps += (
         "def f(x: Tensor):\n    return [b.sub_(a) for a, b in zip(x[:-1], x[1:])]\n",
         "def f(x: Tensor):\n    return [(a, b) for a, b in zip(x[:-1], x[1:])]\n",  # the elements make the result
@@ -298,10 +305,10 @@ class ViewOnlyRead(Rule):
         if root is node or not is_tensor(node, ctx.flow) or not ctx.reads.only_read(node, set(), DEPTH):
             return False
         if isinstance(root, cst.Name) and ctx.reads.name_only_read(root, {id(node)}, set(), DEPTH):
-            return ctx.reads.made_fresh(root) or ctx.reads.quiet_from(node)
+            return ctx.reads.made_fresh(root) or ctx.reads.quiet_from(node, made=True)
         # the base's names hand it on or write it: fine for a tensor the function did not make, when nothing may
         # write such a tensor while the view is read (a write into the function's own tensors may be into this one)
-        return not ctx.reads.own_storage(root) and ctx.reads.quiet_from(node)
+        return not ctx.reads.own_storage(root) and ctx.reads.quiet_from(node, made=True)
 
 
 @rule
