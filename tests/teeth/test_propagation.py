@@ -93,3 +93,125 @@ def test_a_function_under_comparison_keeps_its_source_for_torchscript(tmp_path):
     assert torch.equal(torch.jit.script(module.f)(x, 2), x[:2] * 3)  # scripted from the mutated source
     assert torch.equal(module.f(x, 2), x[:2] * 3) and meter.calls == 1 and meter.differing == 1
 
+
+
+def _meter_for(tmp_path, name: str, source: str, mutated: str):
+    """A module whose function `f` has its code swapped for `mutated`'s, under a Meter (as a mutant's child does)."""
+    import importlib.util
+    import types
+
+    from teeth.workers.propagation import Meter
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    original = module.f.__code__
+    module.f.__code__ = next(c for c in compile(mutated, str(path), "exec").co_consts
+                             if isinstance(c, types.CodeType) and c.co_name == "f")
+    return module, Meter([module.f], original)
+
+
+def test_the_original_runs_on_copies_with_the_arguments_strides(tmp_path):
+    """A dense copy of a slice with gaps can send the original down another path (a kernel's vectorised loop, a
+    branch on the layout): a difference no mutant made. The copies keep every argument's strides."""
+    from teeth.workers.propagation import _copy
+
+    source = "import torch\n\ndef f(x):\n    return torch.tensor([float(x.is_contiguous()), float(x.stride(0))])\n"
+    module, meter = _meter_for(tmp_path, "layout_branch", source, source)  # the mutant changes nothing
+    for x in (torch.randn(4, 6)[:, 2:], torch.randn(3).expand(4, 3), torch.randn(3, 5).t(), torch.randn(2, 3)):
+        module.f(x)
+        copied = _copy(x)
+        assert copied.stride() == x.stride() and torch.equal(copied, x)
+        assert copied.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    assert meter.calls == 4 and meter.differing == 0 and meter.verdict()[0] == "not_propagated"
+
+
+def test_equal_values_with_other_strides_are_a_change_of_layout(tmp_path):
+    """A returned tensor, or one held by a returned object, with its values equal and its strides not: the result
+    is told apart by a check of its strides (or a write through an expanded one), so not 'masked'."""
+    source = "import torch\n\ndef f(x):\n    return (x * 2).t()\n"
+    module, meter = _meter_for(tmp_path, "layout_change", source, source.replace(".t()", ".t().contiguous()"))
+    module.f(torch.randn(2, 3))
+    why, detail = meter.verdict()
+    assert why == "unmeasured" and detail.startswith(
+        "a change of layout: the result has strides (1, 3) in the original, (2, 1) in the mutant")
+
+    class Solution:
+        def __init__(self, status):
+            self.status = status
+
+    layouts: list = []
+    held = (Solution(torch.zeros(()).expand(3)), Solution(torch.zeros(3)))
+    assert _difference(held[0], held[1], "the result", layouts=layouts) is None
+    assert layouts == [("the result['status']", (0,), (1,))]
+    same: list = []
+    assert _difference(Solution(torch.zeros(1, 3)), Solution(torch.zeros(3, 1).t()), "r", layouts=same) is None
+    assert same == []
+
+
+def test_numpy_arrays_are_compared_element_by_element():
+    """`bool(a == b)` raises for an array of two elements or more: that is no difference."""
+    import numpy
+
+    class Layer:
+        def __init__(self, indices):
+            self.indices = indices
+
+    rows = numpy.tril_indices(3)
+    assert _difference(Layer(rows), Layer(numpy.tril_indices(3)), "self") is None
+    where, largest, _ = _difference(Layer(numpy.array([1.0, 2.0])), Layer(numpy.array([1.0, 2.5])), "self")
+    assert where == "self['indices']" and largest == 0.5
+    assert _difference(numpy.array(["a", "b"]), numpy.array(["a", "b"]), "r") is None
+    assert _difference(numpy.array(["a", "b"]), numpy.array(["a", "c"]), "r")[0] == "r"
+
+
+def test_a_class_or_function_made_by_each_call_is_not_compared_by_identity():
+    """A factory's classes are new on every call (and hold the original's or the mutant's methods): not a
+    difference any check would see, and not known equal. A bound method of each run's copy is its object's."""
+    import copy
+
+    from teeth.workers.propagation import Unmeasured
+
+    def factory(k):
+        class Top:
+            size = k
+        return Top
+
+    with pytest.raises(Unmeasured, match="the result is a class each call makes anew"):
+        _difference(factory(2), factory(2), "the result")
+    with pytest.raises(Unmeasured, match="a function each call makes anew"):
+        _difference((lambda: 1), (lambda: 1), "the result")
+    assert _difference(factory, factory, "the result") is None
+
+    class Scaled:
+        def __init__(self, weight):
+            self.weight = weight
+
+        def apply(self, x):
+            return x * self.weight
+
+    scaled = Scaled(torch.ones(2))
+    assert _difference(scaled.apply, copy.deepcopy(scaled).apply, "r") is None
+    assert _difference(scaled.apply, Scaled(torch.zeros(2)).apply, "r")[0] == "r['weight']"
+
+
+def test_tensors_autograd_computed_held_by_an_object_are_copied():
+    """`copy.deepcopy` refuses a non-leaf tensor; a dataclass of a solver's state holds them (torchode's controller
+    state made every comparison of its `merge_states` unmeasured)."""
+    import dataclasses
+
+    from teeth.workers.propagation import _copy
+
+    @dataclasses.dataclass
+    class State:
+        step: torch.Tensor
+        history: list
+
+    weight = torch.ones(3, requires_grad=True)
+    state = State(step=weight * 2, history=[weight * 3])
+    copied = _copy((state,))[0]
+    assert copied is not state and torch.equal(copied.step, state.step) and torch.equal(copied.history[0], weight * 3)
+    assert copied.step.untyped_storage().data_ptr() != state.step.untyped_storage().data_ptr()
+    assert copied.step.requires_grad  # still a function of the weight, as `clone` keeps it

@@ -1,6 +1,6 @@
 """Propagation, in a mutant's child: each call of the mutated function also runs the original function on copies of
-the same arguments (tensors by `clone`), and the two calls' outputs (the result, and every argument after the call)
-are compared; a survivor's why says whether a difference reached them."""
+the same arguments (tensors by a copy with their strides), and the two calls' outputs (the result, and every argument
+after the call) are compared; a survivor's why says whether a difference reached them."""
 
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ class Meter:
         self.worst = (0.0, 0.0)  # max abs, max rel over every differing output
         self.unmeasured: str | None = None
         self.aliasing: str | None = None  # the first change of what the result shares storage with
+        self.layout: str | None = None  # the first output with equal values and other strides
         self.mode: str | None = None  # inside a comparison: recursive calls take the path they are on
         first.__globals__[COMPARE] = self.compare
         # the wrapper answers to the mutated function's file and line, so `inspect.getsource` (which TorchScript's
@@ -109,13 +110,22 @@ class Meter:
         if before != after and self.aliasing is None:
             self.aliasing = (f"a change of aliasing: the result shares storage with {_named(before)} in the original, "
                              f"with {_named(after)} in the mutant (equal values; a write through it would differ)")
-        found = _difference(expected, result, "the result")
-        for index, (before, after) in enumerate(zip(copied[0], args)):
-            found = found or _difference(before, after, f"argument {index + 1} after the call")
-        for name, before in copied[1].items():
-            found = found or _difference(before, kwargs[name], f"argument {name} after the call")
+        layouts: list = []
+        try:
+            found = _difference(expected, result, "the result", layouts=layouts)
+            for index, (before, after) in enumerate(zip(copied[0], args)):
+                found = found or _difference(before, after, f"argument {index + 1} after the call", layouts=layouts)
+            for name, before in copied[1].items():
+                found = found or _difference(before, kwargs[name], f"argument {name} after the call", layouts=layouts)
+        except Unmeasured as exc:
+            self.unmeasured = str(exc)
+            return result
         if found:
             self._differ(*found)
+        elif layouts and self.layout is None:
+            where, before, after = layouts[0]
+            self.layout = (f"a change of layout: {where} has strides {before} in the original, {after} in the mutant "
+                           f"(equal values; a check of its strides, or a write through it, would differ)")
         return result
 
     def _differ(self, where: str, abs_diff: float, rel_diff: float) -> None:
@@ -129,8 +139,8 @@ class Meter:
             return "unmeasured", self.unmeasured
         if not self.calls:
             return "unmeasured", f"its tests never called {self.name}"
-        if not self.differing and self.aliasing:
-            return "unmeasured", self.aliasing
+        if not self.differing and (self.aliasing or self.layout):
+            return "unmeasured", self.aliasing or self.layout
         if not self.differing:
             return "not_propagated", (f"{self.name}'s outputs equalled the original's in all {self.calls} "
                                       f"call{'s' * (self.calls != 1)}: the difference was masked")
@@ -169,21 +179,53 @@ def _named(aliases: tuple) -> str:
     return ", ".join(f"argument {a}" for a in shared) if shared else "no argument"
 
 
+def _copy_tensor(torch, tensor):
+    """A copy with the tensor's strides: `clone()` makes a slice with gaps dense, and a kernel may take another path
+    on another layout (softplus differs by an ulp), or give its result other strides, with no mutant at all."""
+    copied = tensor.clone()
+    if tensor.layout != torch.strided or copied.stride() == tensor.stride():
+        return copied
+    try:
+        broadcast = [d for d in range(tensor.dim()) if tensor.stride(d) == 0 and tensor.size(d) > 1]
+        if broadcast:  # an expanded tensor: copy one of its repeats, expand the copy the same way
+            part = tensor
+            for dim in broadcast:
+                part = part.narrow(dim, 0, 1)
+            return _copy_tensor(torch, part).expand(tensor.size())
+        return torch.empty_strided(tensor.size(), tensor.stride(), dtype=tensor.dtype,
+                                   device=tensor.device).copy_(tensor)
+    except RuntimeError:  # elements that overlap otherwise: the dense copy
+        return copied
+
+
 def _copy(value):
+    """A deep copy whose tensors are copied first, wherever they are held (in containers, and in objects' attributes:
+    `deepcopy` refuses a tensor that autograd computed, such as a dataclass of a solver's state)."""
     torch = sys.modules.get("torch")
     memo: dict = {}
     if torch is not None:
-        def tensors(obj):
-            if isinstance(obj, torch.Tensor):
-                memo[id(obj)] = obj.clone()
-            elif isinstance(obj, (list, tuple)):
-                for item in obj:
-                    tensors(item)
-            elif isinstance(obj, dict):
-                for item in obj.values():
-                    tensors(item)
+        seen: set = set()
 
-        tensors(value)
+        def tensors(obj, depth):
+            if isinstance(obj, torch.Tensor):
+                if id(obj) not in memo:
+                    memo[id(obj)] = _copy_tensor(torch, obj)
+                return
+            if depth > 8 or id(obj) in seen:
+                return
+            seen.add(id(obj))
+            if isinstance(obj, (list, tuple)):
+                items = obj
+            elif isinstance(obj, dict):
+                items = obj.values()
+            elif hasattr(obj, "__dict__") and not isinstance(obj, (type, types.ModuleType)) and not callable(obj):
+                items = vars(obj).values()
+            else:
+                return
+            for item in items:
+                tensors(item, depth + 1)
+
+        tensors(value, 0)
     return copy.deepcopy(value, memo)
 
 
@@ -198,31 +240,37 @@ def _restore(states) -> None:
         sys.modules["torch"].set_rng_state(states[1])
 
 
-def _difference(expected, actual, where: str, depth: int = 0) -> tuple[str, float, float] | None:
+def _strides(tensor) -> tuple | None:
+    """The strides that matter (of dimensions longer than 1), or None where a tensor has none."""
+    try:
+        return tuple(stride for stride, size in zip(tensor.stride(), tensor.shape) if size > 1)
+    except (RuntimeError, NotImplementedError):
+        return None
+
+
+def _difference(expected, actual, where: str, depth: int = 0, layouts: list | None = None
+                ) -> tuple[str, float, float] | None:
     """None when equal; else where, max abs and max rel difference (inf when not numbers). An object is compared by
-    its attributes (a module's parameters and buffers), to a depth of 8."""
+    its attributes (a module's parameters and buffers), to a depth of 8; a numpy array as a tensor. Tensors with equal
+    values and other strides are added to `layouts` as (where, strides in expected, strides in actual). Raises
+    Unmeasured for a class or function each call makes anew (its code is the original's or the mutant's)."""
     if depth > 8:
         return None
     torch = sys.modules.get("torch")
+    numpy = sys.modules.get("numpy")
+    if torch is not None and numpy is not None and isinstance(expected, numpy.ndarray) and \
+            isinstance(actual, numpy.ndarray) and expected.dtype.kind in "biufc" and expected.dtype == actual.dtype:
+        return _difference(torch.from_numpy(expected.copy()), torch.from_numpy(actual.copy()), where, depth)
     if torch is not None and isinstance(expected, torch.Tensor):
-        if not isinstance(actual, torch.Tensor) or expected.shape != actual.shape or expected.dtype != actual.dtype:
-            return where, math.inf, math.inf
-        a, b = expected.detach(), actual.detach()
-        if a.is_complex() or a.dtype == torch.bool or a.device != b.device:
-            return None if a.device == b.device and torch.equal(a, b) else (where, math.inf, math.inf)
-        a, b = a.double(), b.double()
-        same = (a == b) | (a.isnan() & b.isnan())
-        if bool(same.all()):
-            return None
-        gap = (a - b).abs().nan_to_num(nan=math.inf)
-        scale = a.abs().max().item() if a.numel() else 0.0
-        worst = gap.max().item()
-        return where, worst, worst / scale if scale else math.inf
+        found = _tensor_difference(torch, expected, actual, where)
+        if found is None and layouts is not None and _strides(expected) != _strides(actual):
+            layouts.append((where, tuple(expected.stride()), tuple(actual.stride())))
+        return found
     if isinstance(expected, (tuple, list)):
         if type(actual) is not type(expected) or len(actual) != len(expected):
             return where, math.inf, math.inf
         for index, (x, y) in enumerate(zip(expected, actual)):
-            found = _difference(x, y, f"{where}[{index}]", depth + 1)
+            found = _difference(x, y, f"{where}[{index}]", depth + 1, layouts)
             if found:
                 return found
         return None
@@ -240,7 +288,7 @@ def _difference(expected, actual, where: str, depth: int = 0) -> tuple[str, floa
         for key, x, y in pairs:
             label = f"{where}[{key!r}]" if isinstance(key, (int, str, bytes, bool, float, type(None))) else \
                 f"{where}[key {type(key).__name__}]"
-            found = _difference(x, y, label, depth + 1)
+            found = _difference(x, y, label, depth + 1, layouts)
             if found:
                 return found
         return None
@@ -256,12 +304,39 @@ def _difference(expected, actual, where: str, depth: int = 0) -> tuple[str, floa
     if isinstance(expected, functools.partial):  # a copy is a new partial of the same function: compare what it holds
         if expected.func is not actual.func:
             return where, math.inf, math.inf
-        return _difference((expected.args, expected.keywords), (actual.args, actual.keywords), where, depth + 1)
+        return _difference((expected.args, expected.keywords), (actual.args, actual.keywords), where, depth + 1,
+                           layouts)
+    if isinstance(expected, types.MethodType):  # a bound method of each run's own copy: the same function, its object
+        if expected.__func__ is not actual.__func__:
+            return where, math.inf, math.inf
+        return _difference(expected.__self__, actual.__self__, where, depth + 1, layouts)
+    if isinstance(expected, (type, types.FunctionType)) and expected is not actual:
+        made = "a class" if isinstance(expected, type) else "a function"
+        raise Unmeasured(f"{where} is {made} each call makes anew: what it does when called is not compared")
     if hasattr(expected, "__dict__") and not isinstance(expected, type) and not callable(expected):
-        return _difference(vars(expected), vars(actual), where, depth + 1)
+        return _difference(vars(expected), vars(actual), where, depth + 1, layouts)
     if hasattr(expected, "__dict__") and isinstance(getattr(expected, "_parameters", None), dict):
-        return _difference(vars(expected), vars(actual), where, depth + 1)  # a torch module is callable
+        return _difference(vars(expected), vars(actual), where, depth + 1, layouts)  # a torch module is callable
     try:
-        return None if bool(expected == actual) else (where, math.inf, math.inf)
+        same = expected == actual
+        if not isinstance(same, bool) and callable(getattr(same, "all", None)):
+            same = same.all()  # an array's answer element by element
+        return None if bool(same) else (where, math.inf, math.inf)
     except Exception:  # noqa: BLE001 - a comparison that raises: not known equal
         return where, math.inf, math.inf
+
+
+def _tensor_difference(torch, expected, actual, where: str) -> tuple[str, float, float] | None:
+    if not isinstance(actual, torch.Tensor) or expected.shape != actual.shape or expected.dtype != actual.dtype:
+        return where, math.inf, math.inf
+    a, b = expected.detach(), actual.detach()
+    if a.is_complex() or a.dtype == torch.bool or a.device != b.device:
+        return None if a.device == b.device and torch.equal(a, b) else (where, math.inf, math.inf)
+    a, b = a.double(), b.double()
+    same = (a == b) | (a.isnan() & b.isnan())
+    if bool(same.all()):
+        return None
+    gap = (a - b).abs().nan_to_num(nan=math.inf)
+    scale = a.abs().max().item() if a.numel() else 0.0
+    worst = gap.max().item()
+    return where, worst, worst / scale if scale else math.inf
