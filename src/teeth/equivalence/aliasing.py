@@ -86,6 +86,14 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor):\n    s = 0\n    for v in x[:-1]:\n        s = s + v\n        x[-1] += 1\n    return s\n",
         "def f(x: Tensor):\n    s = 0\n    for v in x[:-1]:\n        s = s + v\n    x.add_(1)\n    return s + v\n",
     )  # the base written while the elements are read: in the loop, or after it, the last element read then
+    suppresses += (  # followed through `.contiguous()` (the view itself, or a copy) to a `view` of it, which cannot
+        # raise for its layout: only read either way
+        "def f(x: Tensor, k):\n    y = x.permute(1, 0)\n    z = y.contiguous().view(-1)\n    return torch.topk(z, k)[0]\n",
+    )
+    keeps += (
+        "def f(x: Tensor):\n    y = x.permute(1, 0)\n    z = y.contiguous().view(-1)\n    z[0] = 1\n    return x\n",
+        # written: `contiguous()` hands back the view itself when it already is (x of shape (n, 1)), so x changes
+    )
     suppresses += (  # a comprehension over the view: its name only read
         "def f(x: Tensor):\n    return sum(v * 2 for v in x[:-1])\n",
     )

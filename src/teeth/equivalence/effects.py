@@ -91,6 +91,8 @@ ATTRIBUTES: dict[str, Effect] = {
 # slice may raise where the copy's does not; `as_strided` reads the storage by strides), so none is a mere read.
 LAYOUT = frozenset("is_contiguous stride storage_offset data_ptr untyped_storage storage is_set_to _base "
                    "is_non_overlapping_and_dense view view_as as_strided".split())
+# Of those, the ones that only raise for a layout (a view across gaps): of a contiguous tensor they cannot.
+VIEWS = frozenset({"view", "view_as"})
 
 # Python builtins named like torch functions that hand back one of their arguments (`max(a, b)` is `a` or `b`): a bare
 # call of one is no torch call.
@@ -288,10 +290,11 @@ def self_overlapping(expr: cst.BaseExpression, flow=None) -> bool:
 
 def storage_root(expr: cst.BaseExpression, copies=None, flow=None) -> cst.BaseExpression:
     """What an alias chain is taken of: `out` in `out[:n].view(b, n)`, the call in `(a == b).nonzero().view(-1)`;
-    with `copies` (a predicate), the chain also stops at an expression it says always makes a copy (`x[mask]`)."""
+    with `copies` (a predicate), the chain also stops at an expression it says always makes a copy (`x[mask]`); it
+    always stops at an element of a call's new pair (`torch.topk(x, k)[0]`)."""
     for _ in range(64):
-        if copies is not None and copies(expr):
-            return expr
+        if (copies is not None and copies(expr)) or _element_of_new_pair(expr, flow):
+            return expr  # `torch.topk(x, k)[0]`: an element of a tuple, a tensor of its own
         base = base_of(expr, flow)
         if base is None:
             return expr
@@ -303,6 +306,8 @@ def is_fresh(expr: cst.BaseExpression, flow=None) -> bool:
     """Does `expr` always make a new tensor nothing else holds (arithmetic, a factory, cat, `.clone()`, a sum)?"""
     if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
         return True
+    if isinstance(expr, cst.Subscript):
+        return _element_of_new_pair(expr, flow)
     if not isinstance(expr, cst.Call) or has_out(expr):
         return False
     row = call_effect(expr, flow)
@@ -310,6 +315,24 @@ def is_fresh(expr: cst.BaseExpression, flow=None) -> bool:
             function_name(expr, flow) is None:
         return is_fresh(expr.func.value, flow)  # an in-place method returns its receiver: `(a / b).rsqrt_()`
     return row is not None and row.result == "fresh"
+
+
+# Calls whose result is always a pair of new tensors (values, indices), each dense: `torch.topk(x, k)[0]` is new.
+NEW_PAIRS = frozenset({"topk", "sort"})
+
+
+def _element_of_new_pair(expr: cst.Subscript, flow=None) -> bool:
+    """`torch.topk(x, k)[0]`, `x.sort(dim)[1]`: an element, by a literal 0 or 1, of a call that returns new pairs."""
+    call = expr.value if isinstance(expr, cst.Subscript) else None
+    if not isinstance(call, cst.Call) or has_out(call) or len(expr.slice) != 1 or \
+            not isinstance(expr.slice[0].slice, cst.Index):
+        return False
+    index = expr.slice[0].slice.value
+    if not isinstance(index, cst.Integer) or index.evaluated_value not in (0, 1):
+        return False
+    name = function_name(call, flow) or (call.func.attr.value if isinstance(call.func, cst.Attribute) else None)
+    row = call_effect(call, flow)
+    return name in NEW_PAIRS and row is not None and row.result == "fresh" and not row.writes_receiver
 
 
 def contiguity(expr: cst.BaseExpression, flow=None) -> str:

@@ -101,6 +101,14 @@ class ViewOfFresh(Rule):
         "    return maybe(p, c).view(-1)\n",  # one return is its argument
     )
 
+    suppresses += (  # an element of a call's new pair (values, indices) is a new dense tensor
+        "def f(x: Tensor, k):\n    return torch.topk(x, k, dim=-1)[0].permute(1, 0)\n",
+        "def f(x: Tensor):\n    return x.sort(-1)[1].t()\n",
+    )
+    keeps += (
+        "def f(x: Tensor, k):\n    return x.split(k)[0].t()\n",  # a piece of x: a view of the argument
+        "def f(x: Tensor, k):\n    return x.topk(k)[2].t()\n",  # no third element: not known what it is
+    )
     suppresses += (  # a mask's index is a copy: a new tensor nothing else holds
         "def f(x: Tensor, m: Tensor):\n    return x[~(m > 0)].view(-1)\n",
         "def f(x: Tensor, m: Tensor, n):\n    keep = m.isfinite() & (m > 0)\n    return x[keep].view(n, -1)\n",

@@ -9,8 +9,9 @@ import builtins
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
-from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, METHODS, TENSOR_ONLY, call_effect, function_effect, \
-    function_name, has_out, is_fresh, method_effect, storage_root, torch_writes_nothing, unpacked_from_new
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, METHODS, TENSOR_ONLY, VIEWS, call_effect, \
+    contiguity, function_effect, function_name, has_out, is_fresh, method_effect, storage_root, torch_writes_nothing, \
+    unpacked_from_new
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses, walk
 from teeth.equivalence.tensors import copying_index, is_tensor
 
@@ -97,8 +98,8 @@ class Reads:
                 return True
             return self.only_read(parent, seen, depth - 1, bind)  # the result may be this value
         if isinstance(parent, cst.Attribute) and parent.value is node:
-            if parent.attr.value in LAYOUT:
-                return False  # where it lies in memory: a copy's differs
+            if parent.attr.value in LAYOUT and not (parent.attr.value in VIEWS and contiguity(node, flow) == "yes"):
+                return False  # where it lies in memory: a copy's differs (`view` of a contiguous tensor never raises)
             holder = flow.parent(parent)
             if isinstance(holder, cst.Call) and holder.func is parent:
                 row = method_effect(holder, flow)
