@@ -215,3 +215,21 @@ def test_tensors_autograd_computed_held_by_an_object_are_copied():
     assert copied is not state and torch.equal(copied.step, state.step) and torch.equal(copied.history[0], weight * 3)
     assert copied.step.untyped_storage().data_ptr() != state.step.untyped_storage().data_ptr()
     assert copied.step.requires_grad  # still a function of the weight, as `clone` keeps it
+
+
+def test_a_tensors_own_attributes_are_copied_and_sparse_tensors_compared_by_value():
+    """A package may set attributes on a tensor (its dims' names) that the original reads: a copy without them made
+    the original raise. A sparse tensor has no elementwise `==`: it is compared as the dense values it stands for."""
+    from teeth.workers.propagation import _copy
+
+    named = torch.ones(2, 3)
+    named._dims = "ab"
+    copied = _copy(((named,), {}))[0][0]
+    assert copied._dims == "ab" and torch.equal(copied, named) and copied is not named
+
+    indices = torch.tensor([[0, 1], [1, 0]])
+    sparse = torch.sparse_coo_tensor(indices, torch.tensor([1.0, 2.0]), (2, 2))
+    assert _difference(sparse, sparse.clone(), "r") is None
+    other = torch.sparse_coo_tensor(indices, torch.tensor([1.0, 2.5]), (2, 2))
+    assert _difference(sparse, other, "r") == ("r", 0.5, 0.25)
+    assert _difference(sparse, sparse.to_dense(), "r")[0] == "r"

@@ -200,7 +200,8 @@ def _copy_tensor(torch, tensor):
 
 def _copy(value):
     """A deep copy whose tensors are copied first, wherever they are held (in containers, and in objects' attributes:
-    `deepcopy` refuses a tensor that autograd computed, such as a dataclass of a solver's state)."""
+    `deepcopy` refuses a tensor that autograd computed, such as a dataclass of a solver's state), each with the
+    attributes set on it."""
     torch = sys.modules.get("torch")
     memo: dict = {}
     if torch is not None:
@@ -209,7 +210,12 @@ def _copy(value):
         def tensors(obj, depth):
             if isinstance(obj, torch.Tensor):
                 if id(obj) not in memo:
-                    memo[id(obj)] = _copy_tensor(torch, obj)
+                    made = memo[id(obj)] = _copy_tensor(torch, obj)
+                    extra = getattr(obj, "__dict__", None)  # attributes a package set on the tensor itself
+                    if extra:
+                        for item in extra.values():
+                            tensors(item, depth + 1)
+                        made.__dict__.update(copy.deepcopy(extra, memo))
                 return
             if depth > 8 or id(obj) in seen:
                 return
@@ -330,6 +336,13 @@ def _tensor_difference(torch, expected, actual, where: str) -> tuple[str, float,
     if not isinstance(actual, torch.Tensor) or expected.shape != actual.shape or expected.dtype != actual.dtype:
         return where, math.inf, math.inf
     a, b = expected.detach(), actual.detach()
+    if a.layout != b.layout:
+        return where, math.inf, math.inf
+    if a.layout != torch.strided:  # sparse: compared by the values it stands for
+        try:
+            a, b = a.to_dense(), b.to_dense()
+        except (RuntimeError, NotImplementedError):
+            return where, math.inf, math.inf
     if a.is_complex() or a.dtype == torch.bool or a.device != b.device:
         return None if a.device == b.device and torch.equal(a, b) else (where, math.inf, math.inf)
     a, b = a.double(), b.double()
