@@ -212,16 +212,19 @@ FIELD_SUPPRESSES = (
     "def cat0(x):\n    if isinstance(x, torch.Tensor):\n        return x\n"
     "    x = [y.unsqueeze(0) if y.numel() == 1 and y.ndim == 0 else y for y in x]\n"
     "    if not x:\n        raise ValueError('empty')\n    return torch.cat(x, dim=0)\n",
-    "def f(xs):\n    return torch.stack([x[..., :2] for x in xs])\n",
+    "def f(xs: Tensor):\n    return torch.stack([x[..., :2] for x in xs])\n",
     # the view is the index of a scatter_ into a fresh zeros tensor
     "def onehot(labels, n):\n    out = torch.zeros(labels.shape[0], n, dtype=labels.dtype)\n"
     "    index = labels.long().unsqueeze(1).expand_as(out)\n    return out.scatter_(1, index, 1.0)\n",
-    "def f(x, idx):\n    out = torch.zeros_like(x)\n    out.index_add_(0, idx, x[:, :4])\n    return out\n",
+    "def f(x: Tensor, idx):\n    out = torch.zeros_like(x)\n    out.index_add_(0, idx, x[:, :4])\n    return out\n",
     # the base is also sorted and searched, which only read it
     "def interp(x, xp: Tensor, fp):\n    order = torch.argsort(xp)\n    slopes = fp / (xp[1:] - xp[:-1])\n"
     "    return torch.searchsorted(xp, x) + slopes\n",
 )
 FIELD_KEEPS = (
+    # an index Python lists reject proves no tensor: a numpy array takes it, and has no `.clone()`
+    "def f(xs):\n    return torch.stack([x[..., :2] for x in xs])\n",
+    "def f(boxes):\n    return (boxes[:, 4:, 2] - boxes[:, :4, 2] + 1)[:, 0]\n",
     "def f(xs):\n    parts = [x[:2] for x in xs]\n    parts[0].zero_()\n    return xs\n",  # an element written
     "def f(xs):\n    return [x[:2] for x in xs]\n",  # the list of views returned
     "def f(xs):\n    parts = [x[:2] for x in xs]\n    helper(parts)\n",  # handed to an unknown callee
@@ -249,8 +252,8 @@ def test_view_only_read_keeps_comprehension_and_receiver_writes(tmp_path, source
 
 
 def test_a_use_before_the_views_binding_does_not_keep_it_but_one_after_does(tmp_path):
-    early = "def f(x):\n    if x is None:\n        return x\n    x = [y[..., :1] for y in x]\n    return torch.cat(x)\n"
-    late = "def f(x):\n    x = [y[..., :1] for y in x]\n    if len(x) == 1:\n        return x\n    return torch.cat(x)\n"
+    early = "def f(x: Tensor):\n    if x is None:\n        return x\n    x = [y[..., :1] for y in x]\n    return torch.cat(x)\n"
+    late = "def f(x: Tensor):\n    x = [y[..., :1] for y in x]\n    if len(x) == 1:\n        return x\n    return torch.cat(x)\n"
     assert [m.skip is not None for m in discovered(tmp_path, early, ["view_to_copy"])] == [True]
     assert [m.skip is not None for m in discovered(tmp_path, late, ["view_to_copy"])] == [False]
 

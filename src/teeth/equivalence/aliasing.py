@@ -34,7 +34,7 @@ class ViewOnlyRead(Rule):
     suppresses = (
         "def splice(full, edited, start, stop):\n    pre = full.narrow(0, 0, start)\n"
         "    post = full.narrow(0, stop, full.shape[0] - stop)\n    return torch.cat([pre, edited, post], dim=0)\n",
-        "def f(x, half):\n    x1, x2 = x[..., :half], x[..., half:]\n    return torch.cat((-x2, x1), dim=-1)\n",
+        "def f(x: Tensor, half):\n    x1, x2 = x[..., :half], x[..., half:]\n    return torch.cat((-x2, x1), dim=-1)\n",
         "def lengths(cu: torch.Tensor):\n    return cu[1:] - cu[:-1]\n",
         "def f(x: Tensor, n):\n    head = x[:n]\n    total = head.sum() + head.float().mean()\n"
         "    return total * head.shape[0]\n",
@@ -131,7 +131,7 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor, n):\n    rows = checked(x[:n])\n    return rows.sum()\n",  # returned by it, then only read
         "def f(x: Tensor, n, size):\n    out = x[:n]\n    if out.shape[0] == size:\n        return out.sum()\n"
         "    out = torch.zeros(size)\n    out[0] = 1\n    return out\n",  # the name's next value is another tensor
-        "def f(x, n, b):\n    out = torch.zeros(b, n)\n    for i in range(b):\n        row = x[i, :n]\n"
+        "def f(x: Tensor, n, b):\n    out = torch.zeros(b, n)\n    for i in range(b):\n        row = x[i, :n]\n"
         "        out[i] = row\n    return out\n",  # a tensor's item assignment copies the row
         "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x: Tensor, n):\n"
         "    return normalised(eps=0.1, t=x[:n])\n",
@@ -411,7 +411,7 @@ class ViewReadAtOnce(Rule):
               "statement that writes nothing: no write can land between making it and reading it")
     examples_operators = VIEW
     suppresses = (
-        "def f(boxes):\n    check(boxes)\n    return (boxes[:, 4:, 2] - boxes[:, :4, 2] + 1)[:, 0]\n",
+        "def f(boxes: Tensor):\n    check(boxes)\n    return (boxes[:, 4:, 2] - boxes[:, :4, 2] + 1)[:, 0]\n",
         "def f(x, order: torch.Tensor):\n    keep = [order[0]]\n    return torch.max(x[0], x[order[1:]]), keep\n",
         "def f(x: torch.Tensor, n):\n    helper(x)\n    return x.narrow(0, 0, n).sum(), torch.cat([x[:n], x])\n",
         "def f(x: Tensor, n):\n    while x[:n].sum() > 0:\n        x = torch.as_tensor(helper(x))\n    return x\n",

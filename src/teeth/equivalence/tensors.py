@@ -14,19 +14,6 @@ _ANNOTATIONS = ("Tensor", "torch.Tensor")
 _DEPTH = 8
 
 
-def _multi_index(node: cst.Subscript) -> bool:
-    """`x[:, 0]`, `x[None]`, `x[..., :2]`: an index Python sequences reject (a tuple holding a slice, None, ...)."""
-    elements = node.slice
-    if len(elements) == 1:
-        index = elements[0].slice
-        return isinstance(index, cst.Index) and _placeholder(index.value)
-    return any(isinstance(e.slice, cst.Slice) or _placeholder(e.slice.value) for e in elements)
-
-
-def _placeholder(expr: cst.BaseExpression) -> bool:
-    return (isinstance(expr, cst.Name) and expr.value == "None") or isinstance(expr, cst.Ellipsis)
-
-
 def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = frozenset(), depth: int = 0) -> bool:
     """Is `expr` a tensor on every path: a torch call's result (the effects table says fresh or alias), a tensor's
     slice or method result, a tensor-only method's result, a parameter annotated `Tensor` (or `Optional[Tensor]`), an
@@ -35,9 +22,7 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
     if depth > _DEPTH:
         return False
     deeper = depth + 1
-    if isinstance(expr, cst.Subscript):
-        if _multi_index(expr):
-            return True
+    if isinstance(expr, cst.Subscript):  # `x[:, 0]` proves no tensor: a numpy array takes it too, and has no `.clone()`
         if _tuple_call(expr.value):  # `x.split(2)[0]` is a tensor, `x.split(2)[1:]` a tuple of them
             return _single_index(expr) and _tensors(expr.value, flow, seen, deeper)
         if isinstance(expr.value, cst.Call) and _single_index(expr) and _tensors(expr.value, flow, seen, deeper):
@@ -430,7 +415,8 @@ def _bound_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -
     scope = flow.scopes.get(use)
     found = list(scope[use.value]) if scope is not None else []
     if not found or any(getattr(a, "node", None) is None for a in found) or \
-            not all(flow.function_scope(a.node) is not None or isinstance(a.node, cst.Param) for a in found):
+            not all(flow.function_scope(a.node) is not None or isinstance(a.node, cst.Param) or
+                    _iterated_into(a.node, flow) for a in found):
         return False  # a builtin (no node), a global, a name of an enclosing function
     inner = seen | {use.value}
     for assignment in found:
@@ -440,6 +426,10 @@ def _bound_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -
                 return False
             continue
         target = flow.parent(node)
+        if isinstance(target, (cst.CompFor, cst.For)) and target.target is node:  # `for y in x`: a tensor's rows,
+            if not (is_tensor(target.iter, flow, inner, depth) or _tensors(target.iter, flow, inner, depth)):
+                return False  # or the tensors of `x.unbind(0)`
+            continue
         if isinstance(target, cst.Element):  # `_, order = x.sort()`: an element of a tensor or a tuple of them
             tuple_, assign = flow.parent(target), flow.parent(flow.parent(flow.parent(target)))
             if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or assign.targets[0].target is not tuple_:
@@ -455,6 +445,12 @@ def _bound_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -
         if value is None or not is_tensor(value, flow, inner, depth):
             return False
     return True
+
+
+def _iterated_into(node: cst.CSTNode, flow: Flow) -> bool:
+    """Is `node` the plain name a comprehension's `for` binds (its scope the comprehension's)?"""
+    parent = flow.parent(node)
+    return isinstance(parent, cst.CompFor) and parent.target is node
 
 
 # Methods (and torch functions) whose result is a boolean tensor when called on a tensor.
