@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import inspect
 import linecache
 import os
@@ -88,7 +89,8 @@ def prepare_mutant(path: str, swap: str, code: str):
         # One definition under that name: swap its code wherever the function object is held.
         if len(news) == 1 and targets and len({f.__code__ for f in targets}) == 1:
             caches = _caches(module, {id(f) for f in targets}, module.__name__)
-            return lambda: _swap(targets, news[0], swap, code, caches)
+            made = _made_closures(targets[0].__code__, news[0])
+            return lambda: _swap(targets, news[0], swap, code, caches, made)
     return lambda: _exec_into(module, compiled, code)
 
 
@@ -141,10 +143,41 @@ def _caches(namespace, functions: set[int], module_name: str, seen: set[int] | N
     return found
 
 
-def _swap(functions, code: types.CodeType, swap: str, source: str, caches=()) -> None:
-    for function in functions:
+def _nested(code: types.CodeType) -> list[types.CodeType]:
+    """The code objects of the functions defined inside `code`, depth first, in the order they appear."""
+    found = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found.append(const)
+            found.extend(_nested(const))
+    return found
+
+
+def _made_closures(old: types.CodeType, new: types.CodeType) -> list:
+    """(function, its mutated code) for every live function an earlier call of the swapped one made: a decorator's
+    wrappers, made at import, run their own code object, not the decorator's, so a mutant inside them needs theirs
+    swapped too. Each nested definition is paired with the mutant's of the same qualified name and rank."""
+    olds, news = _nested(old), _nested(new)
+    if not olds:
+        return []
+    ranked: dict[str, list] = {}
+    for nested in news:
+        ranked.setdefault(nested.co_qualname, []).append(nested)
+    seen: dict[str, int] = {}
+    pairs = {}
+    for nested in olds:
+        rank = seen[nested.co_qualname] = seen.get(nested.co_qualname, -1) + 1
+        candidates = ranked.get(nested.co_qualname, [])
+        if rank < len(candidates):
+            pairs[id(nested)] = candidates[rank]
+    return [(f, pairs[id(f.__code__)]) for f in gc.get_objects()
+            if isinstance(f, types.FunctionType) and id(f.__code__) in pairs]
+
+
+def _swap(functions, code: types.CodeType, swap: str, source: str, caches=(), made=()) -> None:
+    for function, replacement in [*((f, code) for f in functions), *made]:
         try:
-            function.__code__ = code
+            function.__code__ = replacement
         except ValueError as exc:  # the closure's shape changed
             raise MutantNotApplied(f"cannot swap {swap}: {exc}") from None
     for cache in caches:  # results of the unmutated code: the mutant computes its own
