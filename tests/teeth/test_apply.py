@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import importlib
 import sys
 import textwrap
@@ -70,11 +71,13 @@ def test_staticmethod_and_decorated_method_are_swapped(module):
     assert mod.Rows().decorated(5) == 4
 
 
-def test_a_mutant_inside_a_decorators_wrapper_reaches_the_wrappers_made_at_import(module):
+def test_a_mutant_inside_a_decorators_wrapper_reaches_the_wrappers_made_at_import(module, request):
     """`traced` ran at import: `Rows.decorated` is its wrapper, a function with its own code object. A mutant of
     the wrapper's body swaps `traced` (the outermost function), and the wrappers already made must run it too."""
     mod, path = module
     held = mod.Rows.decorated  # the wrapper, held before the mutant is applied
+    gc.freeze()  # as the warm worker does before it forks: frozen objects are out of `gc.get_objects()`
+    request.addfinalizer(gc.unfreeze)
     apply_mutant(path, "traced", ORIGINAL.replace("return fn(*args)", "return fn(*args) * 10"))
     assert held(mod.Rows(), 5) == 60 and mod.Rows().decorated(5) == 60
     assert mod.traced(lambda x: x)(2) == 20  # a wrapper made after it, from the swapped decorator

@@ -170,8 +170,15 @@ def _made_closures(old: types.CodeType, new: types.CodeType) -> list:
         candidates = ranked.get(nested.co_qualname, [])
         if rank < len(candidates):
             pairs[id(nested)] = candidates[rank]
-    return [(f, pairs[id(f.__code__)]) for f in gc.get_objects()
-            if isinstance(f, types.FunctionType) and id(f.__code__) in pairs]
+    frozen = gc.get_freeze_count()
+    if frozen:  # the warm worker froze what it made before forking: `get_objects` leaves frozen objects out
+        gc.unfreeze()
+    try:
+        return [(f, pairs[id(f.__code__)]) for f in gc.get_objects()
+                if isinstance(f, types.FunctionType) and id(f.__code__) in pairs]
+    finally:
+        if frozen:
+            gc.freeze()
 
 
 def _swap(functions, code: types.CodeType, swap: str, source: str, caches=(), made=()) -> None:
@@ -272,9 +279,10 @@ def install_schema(path: str, tree, swaps: list[str], probe) -> list[str]:
         if len(news) != 1 or not targets or len({f.__code__ for f in targets}) != 1 \
                 or any(id(f) in kernels for f in targets):
             continue
+        made = _made_closures(targets[0].__code__, news[0])  # a decorator's wrappers run their own code
         try:
-            for function in targets:
-                function.__code__ = news[0]
+            for function, code in [*made, *((f, news[0]) for f in targets)]:
+                function.__code__ = code
         except ValueError:  # the closure's shape changed
             continue
         for cache in _caches(module, {id(f) for f in targets}, module.__name__):
