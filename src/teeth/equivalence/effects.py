@@ -321,7 +321,7 @@ def is_fresh(expr: cst.BaseExpression, flow=None) -> bool:
 NEW_PAIRS = frozenset({"topk", "sort"})
 
 
-def _element_of_new_pair(expr: cst.Subscript, flow=None) -> bool:
+def _element_of_new_pair(expr: cst.BaseExpression, flow=None) -> bool:
     """`torch.topk(x, k)[0]`, `x.sort(dim)[1]`: an element, by a literal 0 or 1, of a call that returns new pairs."""
     call = expr.value if isinstance(expr, cst.Subscript) else None
     if not isinstance(call, cst.Call) or has_out(call) or len(expr.slice) != 1 or \

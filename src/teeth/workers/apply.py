@@ -170,15 +170,29 @@ def _made_closures(old: types.CodeType, new: types.CodeType) -> list:
         candidates = ranked.get(nested.co_qualname, [])
         if rank < len(candidates):
             pairs[id(nested)] = candidates[rank]
+    return [(f, pairs[id(f.__code__)]) for f in _live_made_by(old, olds) if id(f.__code__) in pairs]
+
+
+_MADE_BY: dict[int, tuple[types.CodeType, list]] = {}  # id of a function's code -> (it, the live functions it made)
+
+
+def _live_made_by(old: types.CodeType, nested: list[types.CodeType]) -> list:
+    """The live functions whose code is one of `nested` (defined inside `old`), found once per worker and function:
+    every mutant of that function asks, and the functions made before the worker prepares mutants do not change."""
+    cached = _MADE_BY.get(id(old))
+    if cached is not None and cached[0] is old:
+        return cached[1]
+    ids = {id(code) for code in nested}
     frozen = gc.get_freeze_count()
     if frozen:  # the warm worker froze what it made before forking: `get_objects` leaves frozen objects out
         gc.unfreeze()
     try:
-        return [(f, pairs[id(f.__code__)]) for f in gc.get_objects()
-                if isinstance(f, types.FunctionType) and id(f.__code__) in pairs]
+        found = [f for f in gc.get_objects() if isinstance(f, types.FunctionType) and id(f.__code__) in ids]
     finally:
         if frozen:
             gc.freeze()
+    _MADE_BY[id(old)] = (old, found)
+    return found
 
 
 def _swap(functions, code: types.CodeType, swap: str, source: str, caches=(), made=()) -> None:
