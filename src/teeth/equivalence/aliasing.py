@@ -107,6 +107,21 @@ class ViewOnlyRead(Rule):
         "def f(x: Tensor):\n    for i, a in enumerate(x[1:]):\n        if a > 0:\n            return i\n    return -1\n",
         "def f(x: Tensor):\n    return all(a < b for a, b in zip(x[:-1], x[1:]))\n",  # a comprehension's `for`
     )
+    suppresses += (  # appended to a list the function made, which is only stacked (copied into a new tensor) or counted
+        "def f(x: Tensor, n):\n    out = []\n    for i in range(n):\n        out.append(x[i].squeeze(0))\n"
+        "    return torch.stack(out) if len(out) else None\n",
+    )
+    keeps += (
+        "def f(x: Tensor, n):\n    out = []\n    for i in range(n):\n        out.append(x[i:])\n    return out\n",
+        "def f(x: Tensor, n):\n    out = []\n    for i in range(n):\n        out.append(x[i:])\n    x.zero_()\n"
+        "    return torch.stack(out)\n",  # the base written before the list is read
+        "def f(x: Tensor, y: Tensor, n):\n    out = []\n    out.append(x[:n])\n    y.add_(1)\n"
+        "    return torch.cat(out)\n",  # y may be x
+        "def f(x: Tensor, n):\n    out = []\n    out.append(x[:n])\n    return out[0]\n",  # an element handed on
+        "def f(x: Tensor, n):\n    out = []\n    out.append(x[:n])\n    helper(out)\n    return x\n",
+        "def f(x: Tensor, out, n):\n    out.append(x[:n])\n    return torch.stack(out)\n",  # the caller's list
+        "def f(x: Tensor, n):\n    out = []\n    out.append(x[:n])\n    return max(out)\n",  # Python's max: an element
+    )
     # what runs before the view exists (the call that makes its base) cannot tell the view from its copy
     suppresses += (
         "def f(dist, n):\n    x = torch.movedim(dist.sample((n,)), 0, -1)\n    return torch.sort(x, dim=-1).values\n",
@@ -136,13 +151,23 @@ class ViewOnlyRead(Rule):
         "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x: Tensor, n):\n"
         "    return normalised(eps=0.1, t=x[:n])\n",
     )
+    suppresses += (  # a function that calls itself: what each call does to its arguments, by induction on the depth
+        "def g(t, k):\n    return g(t, k - 1) if k else t.sum()\n\ndef f(x: Tensor, n):\n    return g(x[:n], 2)\n",
+        "def dct(x: Tensor, dim=-1):\n    if dim != -1:\n        y = x.transpose(dim, -1)\n"
+        "        return dct(y, -1)\n    return torch.cat([x * 2, x.flip(-1)], -1)\n",
+    )
     keeps += (
         "def fill(t):\n    t.zero_()\n\ndef f(x, n):\n    fill(x[:n])\n    return x\n",  # it writes the view
         "def checked(t):\n    return t\n\ndef f(x, n):\n    return checked(x[:n])\n",  # returned on to the caller
         "def g(t):\n    helper(t)\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # hands it to an unknown callee
         "@wraps\ndef g(t):\n    return t.sum()\n\ndef f(x, n):\n    return g(x[:n])\n",  # decorated: not its body
         "KEEP = []\n\ndef g(t):\n    KEEP.append(t)\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # stores it
-        "def g(t, k):\n    return g(t, k - 1) if k else t.sum()\n\ndef f(x, n):\n    return g(x[:n], 2)\n",
+        "def g(t, k):\n    return g(t, k - 1) if k else t.zero_()\n\ndef f(x: Tensor, n):\n    g(x[:n], 2)\n"
+        "    return x\n",  # it calls itself, and its last call writes the view
+        "def g(t, k):\n    return h(t[1:], k)\n\ndef h(t, k):\n    if k:\n        return g(t, k - 1)\n    t.add_(1)\n"
+        "    return t.sum()\n\ndef f(x: Tensor, n):\n    return g(x[:n], 2) + x.sum()\n",  # through another function
+        "def g(t, k):\n    if k:\n        r = g(t, k - 1)\n        r.zero_()\n        return r.sum()\n    return t\n\n"
+        "def f(x: Tensor, n):\n    g(x[:n], 2)\n    return x\n",  # its own call's result, the view itself, written
         "def g(*ts):\n    ts[0].zero_()\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # starred: not told apart
         "def f(x, n, size):\n    out = x[:n]\n    if size:\n        out = torch.zeros(size)\n    out[0] = 1\n"
         "    return x\n",  # on one path the write reaches the view

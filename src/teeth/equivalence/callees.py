@@ -32,6 +32,7 @@ from teeth.equivalence.tensors import checked_at_entry, is_tensor
 
 HOPS = 6  # re-exports followed from an import to the definition
 NESTING = 4  # callees analysed within callees
+ROUNDS = 4  # assumptions tried for a function that calls itself
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class Callees:
         self._modules: dict[Path, tuple[Flow, Reads] | None] = {}
         self._effects: dict[int, CalleeEffects | None] = {}
         self._active: set[int] = set()
+        self._assumed: dict[int, CalleeEffects] = {}  # a function being derived -> what its own calls are taken to do
+        self._leaned: set[int] = set()  # those whose assumption answered a call while being derived
         self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
         self._calls: dict[cst.Call, tuple[cst.FunctionDef, Reads, bool] | None] = {}  # a call -> what it calls
         self._callers: dict[int, list[tuple[Flow, cst.Call]] | None] = {}  # a private function -> its calls
@@ -405,20 +408,41 @@ class Callees:
                                    required=tuple(r for r in found.required if r != found.params[0]))
 
     def _function_effects(self, function: cst.FunctionDef, reads: Reads) -> CalleeEffects | None:
+        """A function's effects, derived from its body. A call of a function whose effects are being derived (it
+        calls itself, directly or through others) is answered by an assumption, first the strongest (`_optimistic`),
+        then what the body gave under it, met with it, until the body gives at least what was assumed: each property
+        then holds by induction on the depth of the calls (every one the assumption answered is a call one level
+        deeper; a write, a store, a result kept by someone else happens at some finite depth, and there the body
+        itself does it). Whether each parameter is checked to be a tensor is assumed of none."""
         key = id(function)
         if key in self._effects:
             return self._effects[key]
-        if key in self._active or len(self._active) >= NESTING:
+        if key in self._active:
+            if key in self._assumed:
+                self._leaned.add(key)  # what is derived meanwhile holds only under the assumption: not memoised
+                return self._assumed[key]
+            return None
+        if len(self._active) >= NESTING:
             self._cut += 1
-            return None  # recursion, or too deep: unknown
+            return None  # too deep: unknown
         self._active.add(key)
         cut = self._cut
+        assumed = self._assumed[key] = _optimistic(function)
         try:
-            found = _derive(function, reads)
+            for _ in range(ROUNDS):
+                self._leaned.discard(key)
+                found = _derive(function, reads)
+                if key not in self._leaned or _holds(found, assumed):
+                    break
+                assumed = self._assumed[key] = _meet(assumed, found)
+            else:
+                found = None  # no assumption the body keeps within the rounds: unknown
         finally:
             self._active.discard(key)
-        if self._cut == cut and not self.assuming:
-            self._effects[key] = found  # kept only when no callee was cut off: the same from any caller
+            self._assumed.pop(key, None)
+            self._leaned.discard(key)
+        if self._cut == cut and not self.assuming and not self._leaned & self._active:
+            self._effects[key] = found  # kept only when no callee was cut off nor assumed: the same from any caller
         return found
 
     def parameter(self, flow: Flow, call: cst.Call, arg: cst.Arg, effects: CalleeEffects) -> str | None:
@@ -479,6 +503,30 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
             reads.callees.assuming -= 1
     return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor, tensors, checked,
                          tensor_given, tuple(p.name.value for p in required))
+
+
+def _optimistic(function: cst.FunctionDef) -> CalleeEffects:
+    """The strongest effects a function can have: every parameter only read, every result new (and a tensor)."""
+    params = function.params
+    positional = tuple(p.name.value for p in (*params.posonly_params, *params.params))
+    names = frozenset(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    required = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                     if p.default is None)
+    return CalleeEffects(positional, names, names, True, True, True, True, frozenset(), True, required)
+
+
+_FLAGS = ("fresh", "quiet", "tensor", "tensors", "tensor_given")
+
+
+def _holds(found: CalleeEffects, assumed: CalleeEffects) -> bool:
+    """Does `found` give at least what `assumed` does (each parameter set a superset, each flag kept)?"""
+    return found.read >= assumed.read and found.returned >= assumed.returned and \
+        all(getattr(found, f) or not getattr(assumed, f) for f in _FLAGS)
+
+
+def _meet(assumed: CalleeEffects, found: CalleeEffects) -> CalleeEffects:
+    return dataclasses.replace(assumed, read=assumed.read & found.read, returned=assumed.returned & found.returned,
+                               **{f: getattr(assumed, f) and getattr(found, f) for f in _FLAGS})
 
 
 def _fresh_return(reads: Reads, statement: cst.Return) -> bool:

@@ -136,7 +136,8 @@ class Reads:
             if row is None and not self._own_function(call) and torch_writes_nothing(call, flow):
                 return self.only_read(call, seen, depth - 1, bind)  # writes nothing, may hand it back (composite)
             return self.read_by_fresh_receiver(call) or self.read_by_tensor_method(call) or \
-                self.read_by_kernel(call, parent) or self.read_by_callee(call, parent, seen, depth, bind)
+                self.read_by_kernel(call, parent) or self.read_by_callee(call, parent, seen, depth, bind) or \
+                self.appended_to_read_list(call, parent)
         if isinstance(parent, cst.Element):
             container = flow.parent(parent)
             holder = flow.parent(container)
@@ -215,6 +216,51 @@ class Reads:
             if isinstance(flow.parent(use.node), cst.Return) and flow.runs_before(use.node, comp_for):
                 continue
             if not isinstance(use.node, cst.Name) or not self.only_read(use.node, seen, depth):
+                return False
+        return True
+
+    def appended_to_read_list(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """`parts.append(value)` with `parts` a list only read (`read_list`): the value is read where the list is
+        (`quiet_from` follows the list to its last use, so no write may come before that)."""
+        func = call.func
+        return isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name) \
+            and list(call.args) == [arg] and arg.keyword is None and not arg.star and self.read_list(func.value)
+
+    def read_list(self, name: cst.Name) -> bool:
+        """Is the local `name` a list the function made (every binding a list literal, in the function's own body)
+        whose every use appends one value to it (a statement of its own), counts it (`len`), tests it (`if parts:`)
+        or hands it to a torch call that reads its elements into a new tensor (`torch.stack(parts)`,
+        `torch.cat(parts)`)? Then nothing else ever holds the list, and its elements are only read."""
+        flow = self.flow
+        scope = flow.function_scope(name)
+        if scope is None or name.value not in scope.assignments:
+            return False
+        function = _callable_of(flow, name)
+        for assignment in bindings(scope, name.value, flow):
+            target = flow.parent(assignment.node)
+            assign = flow.parent(target) if isinstance(target, cst.AssignTarget) else None
+            if assignment.scope is not scope or not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or \
+                    assign.targets[0].target is not assignment.node or not isinstance(assign.value, cst.List):
+                return False
+        for use in uses(scope, name.value, flow):
+            node = use.node
+            if not isinstance(node, cst.Name) or _callable_of(flow, node) is not function:
+                return False  # a nested function's or lambda's: called whenever
+            parent = flow.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                call = flow.parent(parent)
+                if parent.attr.value == "append" and isinstance(call, cst.Call) and call.func is parent and \
+                        len(call.args) == 1 and not call.args[0].star and isinstance(flow.parent(call), cst.Expr):
+                    continue
+                return False
+            if isinstance(parent, (cst.If, cst.While)) and parent.test is node:
+                continue
+            call = flow.parent(parent) if isinstance(parent, cst.Arg) else None
+            if not isinstance(call, cst.Call) or parent.star or parent.keyword is not None or len(call.args) < 1:
+                return False
+            if isinstance(call.func, cst.Name) and call.func.value == "len" and not flow.bound(call.func):
+                continue
+            if call.args[0] is not parent or not _reads_only(call, self.callees, flow):
                 return False
         return True
 
@@ -475,22 +521,32 @@ class Reads:
             carriers = {n.value for t in targets for n in walk(t.target) if isinstance(n, cst.Name)}
         elif isinstance(statement, cst.For) and flow.within(node, {id(statement.iter)}):
             carriers = {n.value for n in walk(statement.target) if isinstance(n, cst.Name)}  # its elements
+        elif isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call) and \
+                isinstance(statement.value.func, cst.Attribute) and statement.value.func.attr.value == "append" and \
+                isinstance(statement.value.func.value, cst.Name):
+            receiver = statement.value.func.value  # appended to a list: read wherever the list is
+            reaching = flow.reaching(receiver)
+            if reaching is None or reaching.statement is None:
+                return False
+            return self.quiet_after(statement, {receiver.value}, after=node if made else None, strict=strict,
+                                    origin=reaching.statement)
         return self.quiet_after(statement, carriers, after=node if made else None, strict=strict)
 
     def quiet_after(self, statement: cst.CSTNode, carriers: set[str], after: cst.CSTNode | None = None,
-                    strict: bool = False) -> bool:
+                    strict: bool = False, origin: cst.CSTNode | None = None) -> bool:
         """Can nothing that may run in `statement` or after it in its function write a tensor the function did not
         make itself, while a value made there may still be read? A view of a tensor the function was given (an
         argument, an attribute, a global) sees every write into that tensor's storage, through whatever name, a
         copy none: another argument may be the same tensor (`f(x, x)`), an unknown callee may hold it. `carriers`:
         the function's local names the value (or one derived from it) is bound to; a statement that comes after
-        every use of them cannot change what is read."""
+        every use of them cannot change what is read; `origin`: the statement that binds them, when not `statement`
+        (a list bound before, into which `statement` appends the value)."""
         flow = self.flow
         function = function_of(flow, statement)
         if function is None or any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(function.body)):
             return False  # a generator: its caller runs anything between two of its steps
         scope = flow.function_scope(statement)
-        carried = _carried(self, scope, statement, carriers)
+        carried = _carried(self, scope, origin or statement, carriers)
         if carried is None:
             return False
         for later in [statement, *flow.after(statement)]:
