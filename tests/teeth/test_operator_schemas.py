@@ -24,6 +24,19 @@ def test_an_unannotated_tensor_result_of_an_operator_with_its_own_kernels_is_new
     assert not effect_of("x.diag_embed()").writes_receiver
 
 
+@pytest.mark.parametrize("name", ["cos", "exp", "floor", "eq"])
+def test_overloads_torchscript_alone_registers_do_not_count(name):
+    # aten::cos.int (int -> float) has no kernel in the dispatcher: Python's torch.cos takes tensors only
+    import torch
+
+    packet = getattr(torch.ops.aten, name)
+    assert any(not torch._C._dispatch_has_kernel(f"aten::{name}.{o}") for o in packet.overloads() if o != "default")
+    with pytest.raises(TypeError):
+        getattr(torch, name)(*(3,) * (2 if name == "eq" else 1))
+    assert effect_of(f"torch.{name}(x{', y' if name == 'eq' else ''})").result == "fresh"
+    assert effect_of(f"x.{name}({'y' if name == 'eq' else ''})").result == "fresh"
+
+
 def test_a_result_annotated_as_an_alias_of_the_receiver_is_an_alias():
     effect = effect_of("x.swapaxes(0, 1)")
     assert effect.result == "alias" and not effect.writes_receiver

@@ -14,7 +14,9 @@ import functools
 
 
 def _overloads(name: str) -> list | None:
-    """(qualified name, schema) of every overload of aten::NAME but its `out=` ones; None when there is none."""
+    """(qualified name, schema) of every overload of aten::NAME but its `out=` ones, and but those TorchScript alone
+    registers (`aten::cos.int`, no kernel in the dispatcher: Python's `torch.cos(3)` raises), when the dispatcher has
+    any; None when there is none."""
     try:
         import torch
 
@@ -27,7 +29,8 @@ def _overloads(name: str) -> list | None:
             found.append((f"aten::{name}" + ("" if overload == "default" else f".{overload}"), schema))
     except (ImportError, AttributeError, RuntimeError):
         return None
-    return found or None
+    dispatched = [(qualified, schema) for qualified, schema in found if _dispatched(qualified)]
+    return dispatched or found or None
 
 
 def _written(schema) -> list:
