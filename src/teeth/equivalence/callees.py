@@ -23,7 +23,8 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import ImportAssignment, MetadataWrapper
 
-from teeth.equivalence.effects import dotted, storage_root
+from teeth.equivalence.effects import PERMUTING, PERMUTING_ATTRIBUTES, base_of, call_effect, dotted, has_out, \
+    storage_root
 from teeth.equivalence.flow import Flow, own_nodes, uses, walk
 from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, is_method, made_once_in_init, method_of, \
     source_file, torch_class
@@ -47,6 +48,9 @@ class CalleeEffects:
     checked: frozenset[str] = frozenset()  # parameters it raises for unless they are tensors (`checked_at_entry`)
     tensor_given: bool = False  # every return gives a tensor when each parameter without a default is one
     required: tuple[str, ...] = ()  # the parameters without a default (none starred)
+    dense: bool = False  # every return gives a new tensor laid out densely from the start of its storage
+    # (a torch call's new tensor, or one of its permutations, reshapes, casts: not a slice with gaps), as `.clone()`
+    # of it lies too
 
 
 def package_root(path: Path) -> Path | None:
@@ -485,6 +489,7 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
     plain = bool(returns) and all(r.value is not None for r in returns) and \
         not any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(function.body))  # each call returns a value
     fresh = plain and all(_fresh_return(reads, r) for r in returns)
+    dense = fresh and all(dense_value(reads, r.value) for r in returns)
     quiet = reads.writes_only_own(function.body)
     tensor = plain and all(is_tensor(r.value, flow) for r in returns)
     tensors = plain and all(isinstance(r.value, cst.Tuple) and r.value.elements and
@@ -502,7 +507,7 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
             flow.assumed = before
             reads.callees.assuming -= 1
     return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor, tensors, checked,
-                         tensor_given, tuple(p.name.value for p in required))
+                         tensor_given, tuple(p.name.value for p in required), dense)
 
 
 def _optimistic(function: cst.FunctionDef) -> CalleeEffects:
@@ -512,10 +517,10 @@ def _optimistic(function: cst.FunctionDef) -> CalleeEffects:
     names = frozenset(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
     required = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
                      if p.default is None)
-    return CalleeEffects(positional, names, names, True, True, True, True, frozenset(), True, required)
+    return CalleeEffects(positional, names, names, True, True, True, True, frozenset(), True, required, True)
 
 
-_FLAGS = ("fresh", "quiet", "tensor", "tensors", "tensor_given")
+_FLAGS = ("fresh", "quiet", "tensor", "tensors", "tensor_given", "dense")
 
 
 def _holds(found: CalleeEffects, assumed: CalleeEffects) -> bool:
@@ -527,6 +532,40 @@ def _holds(found: CalleeEffects, assumed: CalleeEffects) -> bool:
 def _meet(assumed: CalleeEffects, found: CalleeEffects) -> CalleeEffects:
     return dataclasses.replace(assumed, read=assumed.read & found.read, returned=assumed.returned & found.returned,
                                **{f: getattr(assumed, f) and getattr(found, f) for f in _FLAGS})
+
+
+def dense_value(reads: Reads, value: cst.BaseExpression, depth: int = DEPTH) -> bool:
+    """Is `value`, known new, laid out densely from the start of its storage (so `.clone()` of it lies alike)? A
+    call of torch that makes a tensor, a call of a package function whose every return is (`CalleeEffects.dense`),
+    or a permutation, reshape or cast of one (their row keeps contiguity: of a dense tensor they are dense), followed
+    through the binding of a name that reaches it; a slice is not (it may leave gaps or start later)."""
+    flow, node = reads.flow, value
+    for _ in range(depth):
+        if reads.callees is not None and isinstance(node, cst.Call) and reads.callees.function(flow, node) is not None:
+            effects = reads.callees.effects(flow, node)
+            return effects is not None and effects.dense
+        if reads.fresh(node):
+            return True
+        if isinstance(node, cst.Attribute) and node.attr.value in PERMUTING_ATTRIBUTES:
+            node = node.value
+            continue
+        if isinstance(node, cst.Name):
+            reaching = flow.reaching(node)
+            if reaching is None or reaching.value is None:
+                return False
+            node = reaching.value
+            continue
+        if not isinstance(node, cst.Call) or has_out(node):
+            return False
+        row = call_effect(node, flow)
+        name = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        if row is None or row.writes_receiver or row.result != "alias" or \
+                not (name in PERMUTING or row.contiguous == "kept"):
+            return False
+        node = base_of(node, flow)
+        if node is None:
+            return False
+    return False
 
 
 def _fresh_return(reads: Reads, statement: cst.Return) -> bool:

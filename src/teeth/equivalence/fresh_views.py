@@ -8,6 +8,7 @@ import libcst as cst
 
 from teeth.equivalence.aliasing import HELD, KERNEL, TORCH_HELD, VIEW
 from teeth.equivalence.base import Context, Mutation, Rule, rule
+from teeth.equivalence.callees import dense_value
 from teeth.equivalence.contiguity import contiguous_at, value_contiguous
 from teeth.equivalence.effects import PERMUTING, PERMUTING_ATTRIBUTES, base_of, call_effect, has_out, \
     self_overlapping, storage_root
@@ -93,6 +94,15 @@ class ViewOfFresh(Rule):
         HELD.format(forward="return t", init="self.scale = Scale()") +  # it hands its argument back
         "    def forward(self, x):\n        return self.scale(x).view(-1)\n",
     )
+    suppresses += (  # its every return a new tensor (through a name): dense, so a copy keeps the strides
+        "def g(x):\n    out = torch.stack([x, x], -1)\n    return out\n\n"
+        "def f(x):\n    return g(x).transpose(-1, -2)\n",
+    )
+    keeps += (  # a slice with gaps of a new tensor: its transposed copy is compacted, returned with other strides
+        "def g(x):\n    return torch.stack([x, x], -1)[..., :1]\n\ndef f(x):\n    return g(x).transpose(-1, -2)\n",
+        "def g(x, k):\n    if k:\n        return g(x, k - 1).t()\n    return torch.stack([x, x], -1)[..., :1]\n\n"
+        "def f(x):\n    return g(x, 2).transpose(-1, -2)\n",  # the same, through its own calls
+    )
     keeps += (
         "def same(p):\n    return p\n\ndef f(p):\n    return same(p).view(-1)\n",  # it returns its argument
         "def kept(p):\n    out = p * 2\n    KEEP.append(out)\n    return out\n\ndef f(p):\n"
@@ -153,7 +163,7 @@ def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Con
     node, flow = view, ctx.flow
     for _ in range(64):
         if node is base:
-            return True
+            return _dense_if_called(base, ctx)
         if isinstance(node, cst.Attribute):
             if node.attr.value not in PERMUTING_ATTRIBUTES:
                 return False
@@ -177,6 +187,21 @@ def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Con
             return False
         node = following
     return False
+
+
+def _dense_if_called(base: cst.BaseExpression, ctx: Context) -> bool:
+    """A new tensor a function of the package returns may be a slice with gaps of one it made: `base`, or the value
+    of any binding of the name `base`, is such a call only when that function's every return is dense."""
+    flow = ctx.flow
+    values = [base]
+    if isinstance(base, cst.Name):
+        scope = flow.function_scope(base)
+        if scope is None or base.value not in scope.assignments:
+            return True
+        values = [assigned_value(flow.statement(a.node), base.value) if isinstance(a.node, cst.Name) else None
+                  for a in bindings(scope, base.value, flow)]
+    return all(not (isinstance(v, cst.Call) and ctx.callees.function(flow, v) is not None) or
+               dense_value(ctx.reads, v) for v in values if v is not None)
 
 
 def _keeps_axes(node: cst.Subscript) -> bool:
