@@ -154,6 +154,9 @@ class ViewOnlyRead(Rule):
         "def normalised(t, eps=1e-6):\n    return t / (t.sum() + eps)\n\ndef f(x: Tensor, n):\n"
         "    return normalised(eps=0.1, t=x[:n])\n",
     )
+    suppresses += (  # TorchScript compiles the body as written: the same operators on the same tensors
+        "import torch\n\n@torch.jit.script\ndef g(t):\n    return t.sum()\n\ndef f(x: Tensor, n):\n    return g(x[:n])\n",
+    )
     suppresses += (  # a function that calls itself: what each call does to its arguments, by induction on the depth
         "def g(t, k):\n    return g(t, k - 1) if k else t.sum()\n\ndef f(x: Tensor, n):\n    return g(x[:n], 2)\n",
         "def dct(x: Tensor, dim=-1):\n    if dim != -1:\n        y = x.transpose(dim, -1)\n"
@@ -164,6 +167,10 @@ class ViewOnlyRead(Rule):
         "def checked(t):\n    return t\n\ndef f(x, n):\n    return checked(x[:n])\n",  # returned on to the caller
         "def g(t):\n    helper(t)\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # hands it to an unknown callee
         "@wraps\ndef g(t):\n    return t.sum()\n\ndef f(x, n):\n    return g(x[:n])\n",  # decorated: not its body
+        "import torch\n\n@torch.jit.script\ndef g(t):\n    t.add_(1)\n    return t.sum()\n\n"
+        "def f(x: Tensor, n):\n    return g(x[:n]) + x.sum()\n",  # compiled, its body writes the view
+        "import mylib as torch\n\n@torch.jit.script\ndef g(t):\n    return t.sum()\n\n"
+        "def f(x: Tensor, n):\n    return g(x[:n])\n",  # another library's decorator of that name
         "KEEP = []\n\ndef g(t):\n    KEEP.append(t)\n\ndef f(x, n):\n    g(x[:n])\n    return x\n",  # stores it
         "def g(t, k):\n    return g(t, k - 1) if k else t.zero_()\n\ndef f(x: Tensor, n):\n    g(x[:n], 2)\n"
         "    return x\n",  # it calls itself, and its last call writes the view

@@ -230,7 +230,7 @@ class Callees:
             if isinstance(node, cst.ClassDef):
                 return (node, reads) if not node.decorators and isinstance(flow.parent(node), cst.Module) else None
         elif isinstance(node, cst.FunctionDef):
-            if node.decorators or not (isinstance(flow.parent(node), cst.Module) or _nested(flow, node)) or \
+            if not transparent(flow, node) or not (isinstance(flow.parent(node), cst.Module) or _nested(flow, node)) or \
                     node.asynchronous is not None:
                 return None  # a function at the top of its file, or one defined in another function's body
             return node, reads
@@ -636,6 +636,17 @@ def _imports_only(statement: cst.CSTNode) -> bool:
     """Is `statement` a line of imports only (`from . import sparse`)?"""
     return isinstance(statement, cst.SimpleStatementLine) and \
         all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
+
+
+# Decorators of torch that run the function's own body as it is written: TorchScript compiles it (the same operators,
+# the same aliasing; with `PYTORCH_JIT=0` it is the function itself).
+TRANSPARENT = frozenset({"torch.jit.script", "torch.jit.script_if_tracing"})
+
+
+def transparent(flow: Flow, function: cst.FunctionDef) -> bool:
+    """Is `function` undecorated, or decorated only by torch's decorators that run its body as written (`TRANSPARENT`,
+    bound by the file's imports: `@torch.jit.script`)? Anything else may wrap it in code that does what it likes."""
+    return all(flow.qualified(d.decorator) in TRANSPARENT for d in function.decorators)
 
 
 def _nested(flow: Flow, function: cst.FunctionDef) -> bool:
