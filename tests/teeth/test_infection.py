@@ -121,8 +121,8 @@ def test_a_class_body_and_an_assignment_target_are_no_sites():
     assert build_schema("rows.py", SOURCE, sites, pure) is None
 
 
-def _outcomes(teeth, root, *flags):
-    done = teeth("run", "--target", "rows", "--no-cache", *flags, cwd=root)
+def _outcomes(teeth, root, *flags, target="rows"):
+    done = teeth("run", "--target", target, "--no-cache", *flags, cwd=root)
     assert done.returncode == 0, done.stderr
     return {r["mutant"]: r for r in results_of(teeth, root)}
 
@@ -187,3 +187,20 @@ def test_the_pass_skips_a_test_whose_covered_mutants_are_all_infected_already():
     undecided.ran("t::e", True, recorder, keys)  # a test that fails instrumented infects every mutant it covers
     assert not undecided.needs("t::e") and undecided.mutants == {"m2"}
     assert Undecided(["m1"], None).needs("t::z")  # no coverage given: every test runs
+
+
+def test_an_upcast_on_a_profile_of_its_dtype_is_skipped_only_where_the_cast_changed_nothing(project, teeth):
+    """low_precision_accumulation is killable only where bf16 runs, but dropping `.float()` is a real change where the
+    operand is not float32: a float64 array's tensor, a boolean mask. On an fp32 profile those run their tests (one is
+    killed, one survives with its outputs seen to differ); only the cast of a float32 tensor is skipped, with what the
+    pass saw. Without the pass a kill is still a kill."""
+    root = project("casts")
+    by_function = {r["function"]: r for r in _outcomes(teeth, root, target="casts").values()}
+    assert by_function["row_means"]["status"] == "skipped"
+    assert "only killable on a profile that runs bfloat16" in by_function["row_means"]["detail"]
+    assert "here its change was nothing: batch.float() was tensor(" in by_function["row_means"]["detail"]
+    assert by_function["table"]["status"] == "killed"
+    assert (by_function["counts"]["status"], by_function["counts"]["why"]) == ("survived", "not_checked")
+    without = {r["function"]: r for r in _outcomes(teeth, root, "--no-infection", target="casts").values()}
+    assert without["table"]["status"] == "killed"
+    assert without["row_means"]["status"] == "skipped" and "(no infection pass)" in without["row_means"]["detail"]

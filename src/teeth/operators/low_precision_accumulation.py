@@ -21,8 +21,9 @@ class LowPrecisionAccumulation(Operator):
     bug = (
         "Sums of bf16 values must accumulate in fp32. Dropping the upcast (or allocating the "
         "accumulator in bf16) loses low bits at every step, so the result depends on the length "
-        "and order of the reduction. On fp32 inputs the upcast is a no-op, so only a profile running "
-        "bf16 (its dtype) can kill these mutants: on fp32 profiles they are skipped, not survivors."
+        "and order of the reduction. On fp32 inputs the upcast is a no-op, so a profile running bf16 (its "
+        "dtype) is the one expected to kill these mutants; on an fp32 profile they are skipped where the cast was "
+        "seen to change nothing, and run as any mutant where it changed a value (a float64 or integer operand)."
     )
     killing_test = (
         "bf16 inputs with a long reduction (a hidden size in the thousands), compared with an fp32 reference "

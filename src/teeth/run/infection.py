@@ -174,3 +174,30 @@ def fact(original: str, replacement: str, entry: dict, covering: int) -> str:
     evaluations, tests = entry["evaluations"], len(entry["tests"])
     return (f"{original} was {values} in all {evaluations} evaluation{'s' * (evaluations != 1)}, {tests} "
             f"test{'s' * (tests != 1)}; {' '.join(replacement.split())} gave the same every time")
+
+
+def observed(done) -> set[str]:
+    """The mutants a probe of the pass (`done`, an InfectionDone) saw take another value than the original's."""
+    return {mutant for mutant, entry in done.mutants.items() if entry["infected"]}
+
+
+def below_dtype(outcome: Outcome, reason: str | None, seen: set[str]) -> Outcome:
+    """A mutant only a profile of another dtype is expected to kill (`reason`: Operator.unkillable_on), on this
+    profile: dropping an upcast is nothing where the operand already has the profile's dtype, and a real change where
+    it does not (a float64 array cast down, an integer or boolean tensor made floating). So such a mutant runs like
+    any other, and is `skipped` with `reason` only where its change was not seen to matter here: no covering test
+    infected it (the cast gave back its operand), or it survived while neither a probe saw its value differ nor its
+    function's outputs were seen to differ (it ran where probes cannot look: a @triton.jit kernel, an expression the
+    pass does not evaluate; or no pass ran). A survivor whose change was seen keeps its verdict: on this profile it is
+    a bug."""
+    if reason is None or outcome.status is not Status.SURVIVED or outcome.mutant_id in seen \
+            or outcome.why is Why.NOT_CHECKED:
+        return outcome
+    if outcome.why is Why.NOT_INFECTED:
+        return outcome.replace(status=Status.SKIPPED, why=None,
+                               detail=f"{reason}; here its change was nothing: {outcome.detail}")
+    tests = outcome.tests_run or 0
+    measured = f" ({outcome.why}: {outcome.detail})" if outcome.why else " (no infection pass)"
+    return outcome.replace(status=Status.SKIPPED, why=None,
+                           detail=f"{reason}; it survived its {tests} test{'s' * (tests != 1)} here, and no "
+                                  f"difference it made was seen{measured}")

@@ -221,6 +221,9 @@ class Lab:
             self._record(run_id, profile, [(m, Outcome(m.id, Status.SKIPPED, detail=reason)) for m in mutants])
             return
         reasons = {m.id: self._not_exercised(m, profile) for m in mutants}
+        # Mutants only a profile of another dtype kills: run here, and skipped unless this profile saw them change
+        # a value (teeth.run.infection.below_dtype).
+        bound = {m.id: why for m in mutants if not reasons[m.id] and (why := self._other_dtype(m, profile))}
         self._record(run_id, profile, [(m, Outcome(m.id, Status.SKIPPED, detail=reasons[m.id]))
                                        for m in mutants if reasons[m.id]])
         mutants = [m for m in mutants if not reasons[m.id]]
@@ -254,11 +257,13 @@ class Lab:
             coverage = CoverageMap.from_baseline(baseline)
             history = KillHistory.from_rows(self.store.kill_history(self.target.name, profile.name))
             scenarios, immediate = self._schedule(mutants, coverage, history)
+            observed: set[str] = set()
             if self.infection and scenarios:
                 started = time.perf_counter()
-                scenarios, decided = self._infect(backend, profile, scenarios, by_id)
+                scenarios, decided, observed = self._infect(backend, profile, scenarios, by_id)
                 immediate += decided
                 clock[f"infection.{profile.name}"] = time.perf_counter() - started
+            immediate = [(m, infection.below_dtype(o, bound.get(m.id), observed)) for m, o in immediate]
             self._record(run_id, profile, immediate)
             settled = {o.mutant_id: o for o in [*reused, *(outcome for _, outcome in immediate)]}
             batch: list[tuple[Mutant, Outcome]] = []
@@ -279,21 +284,26 @@ class Lab:
                 started = time.perf_counter()
                 self._propagation(run_id, profile, backend, scenarios, settled, by_id)
                 clock[f"propagation.{profile.name}"] = time.perf_counter() - started
+            self._record(run_id, profile, [(by_id[i], below) for i in bound if i in settled and
+                                           (below := infection.below_dtype(settled[i], bound[i], observed))
+                                           is not settled[i]], announce=False)
             if self.audit is not None:
                 self._audit(profile, backend, settled, coverage, history, by_id)
 
-    def _infect(self, backend, profile: Profile, scenarios: list[MutantScenario], by_id: dict) -> tuple[list, list]:
-        """The infection pass over the scheduled mutants it can evaluate: those no test infects are decided here."""
+    def _infect(self, backend, profile: Profile, scenarios: list[MutantScenario],
+                by_id: dict) -> tuple[list, list, set[str]]:
+        """The infection pass over the scheduled mutants it can evaluate: those no test infects are decided here.
+        Also returns the mutants a probe saw take another value."""
         pass_, texts = infection.plan(scenarios, by_id, self.target.baseline_timeout)
         if pass_ is None:
-            return scenarios, []
+            return scenarios, [], set()
         self.progress.stage(f"{profile.name}: infection pass ({sum(map(len, pass_.files.values()))} mutants, "
                             f"{len(pass_.tests)} tests)")
         done = backend.infection(pass_)
         if done is None:
             self.notes.append(f"{profile.name}: the infection pass did not finish; every mutant ran its tests")
-            return scenarios, []
-        return infection.decide(scenarios, by_id, done, texts)
+            return scenarios, [], set()
+        return (*infection.decide(scenarios, by_id, done, texts), infection.observed(done))
 
     def _propagation(self, run_id: int, profile: Profile, backend, scenarios: list[MutantScenario],
                      settled: dict[str, Outcome], by_id: dict) -> None:
@@ -330,12 +340,18 @@ class Lab:
         full = [evidence(outcome, coverage) for outcome in backend.execute(scenarios)]
         self.audit.judge(profile.name, settled, full, by_id)
 
-    def _not_exercised(self, mutant: Mutant, profile: Profile) -> str | None:
-        """Why a profile cannot kill this mutant at all (so it is skipped, not a survivor), or None."""
+    def _other_dtype(self, mutant: Mutant, profile: Profile) -> str | None:
+        """Why only a profile of another dtype is expected to kill this mutant (Operator.dtypes), or None."""
         operator = self.operators.get(mutant.operator)
-        unkillable = operator.unkillable_on(profile) if operator is not None else None
-        if unkillable:
-            return unkillable
+        return operator.unkillable_on(profile) if operator is not None else None
+
+    def _not_exercised(self, mutant: Mutant, profile: Profile) -> str | None:
+        """Why a profile cannot kill this mutant at all (so it is skipped, not a survivor), or None. A mutant
+        another dtype's profile kills is not skipped here unless it is skipped anyway (an equivalence): whether the
+        profile's dtype makes its change nothing is measured (teeth.run.infection.below_dtype)."""
+        other = self._other_dtype(mutant, profile)
+        if other and mutant.skip:
+            return other
         if not self.target.exercises(profile.name, mutant.path):
             return f"{mutant.file} is not code that profile {profile.name} runs"
         return None

@@ -230,8 +230,9 @@ class PytestRunner:
         if scenario.compare:
             try:
                 functions = self._originals(scenario)
-            except Unmeasured as exc:
-                unmeasured = str(exc)
+            except Unmeasured as exc:  # nothing to compare (a kernel, module-level code): running the tests
+                # again would only repeat the survivor's verdict
+                return Outcome(scenario.id, Status.SURVIVED, tests_run=0, why="unmeasured", detail=str(exc))
         try:
             put_in_place()
         except MutantNotApplied as exc:
