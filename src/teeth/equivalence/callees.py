@@ -23,8 +23,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import ImportAssignment, MetadataWrapper
 
-from teeth.equivalence.effects import PERMUTING, PERMUTING_ATTRIBUTES, base_of, call_effect, dotted, has_out, \
-    storage_root
+from teeth.equivalence.effects import PERMUTING_ATTRIBUTES, dotted, relaid_base, storage_root
 from teeth.equivalence.flow import Flow, own_nodes, uses, walk
 from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, is_method, made_once_in_init, method_of, \
     source_file, torch_class
@@ -555,14 +554,7 @@ def dense_value(reads: Reads, value: cst.BaseExpression, depth: int = DEPTH) -> 
                 return False
             node = reaching.value
             continue
-        if not isinstance(node, cst.Call) or has_out(node):
-            return False
-        row = call_effect(node, flow)
-        name = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-        if row is None or row.writes_receiver or row.result != "alias" or \
-                not (name in PERMUTING or row.contiguous == "kept"):
-            return False
-        node = base_of(node, flow)
+        node = relaid_base(node, flow)
         if node is None:
             return False
     return False

@@ -249,6 +249,21 @@ def torch_writes_nothing(call: cst.Call, flow) -> bool:
         and writes_no_argument(operator)
 
 
+def relaid_base(call: cst.BaseExpression, flow=None) -> cst.BaseExpression | None:
+    """The tensor `call` only permutes or lays out again without gaps (`x.t()`, `x.permute(...)`, `x.reshape(n)`,
+    `x.float()`: an alias whose row writes nothing and permutes, or keeps contiguity), else None. Of a dense tensor
+    the result is dense."""
+    if not isinstance(call, cst.Call) or has_out(call):
+        return None
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    row = call_effect(call, flow)
+    if row is None or row.writes_receiver or row.result != "alias" or not (name in PERMUTING or
+                                                                           row.contiguous == "kept"):
+        return None
+    return base_of(call, flow)
+
+
 def base_of(expr: cst.BaseExpression, flow=None) -> cst.BaseExpression | None:
     """What `expr`'s result may share storage with when it is an alias (a view, a cast, an index), else None:
     `x` of `x[:n]`, `x.view(-1)`, `x.T`, `torch.narrow(x, ...)`."""

@@ -10,8 +10,7 @@ from teeth.equivalence.aliasing import HELD, KERNEL, TORCH_HELD, VIEW
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.callees import dense_value
 from teeth.equivalence.contiguity import contiguous_at, value_contiguous
-from teeth.equivalence.effects import PERMUTING, PERMUTING_ATTRIBUTES, base_of, call_effect, has_out, \
-    self_overlapping, storage_root
+from teeth.equivalence.effects import PERMUTING_ATTRIBUTES, relaid_base, self_overlapping, storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses, walk
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.regions import disjoint
@@ -174,18 +173,9 @@ def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Con
                 return False
             node = node.value
             continue
-        if not isinstance(node, cst.Call) or has_out(node):
+        node = relaid_base(node, flow)
+        if node is None:
             return False
-        name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value \
-            if isinstance(node.func, cst.Name) else None
-        row = call_effect(node, flow)
-        if row is None or row.writes_receiver or row.result != "alias" or \
-                not (name in PERMUTING or row.contiguous == "kept"):
-            return False
-        following = base_of(node, flow)
-        if following is None:
-            return False
-        node = following
     return False
 
 
