@@ -7,6 +7,7 @@ import gc
 import importlib
 import sys
 import textwrap
+import weakref
 
 import pytest
 
@@ -81,6 +82,23 @@ def test_a_mutant_inside_a_decorators_wrapper_reaches_the_wrappers_made_at_impor
     apply_mutant(path, "traced", ORIGINAL.replace("return fn(*args)", "return fn(*args) * 10"))
     assert held(mod.Rows(), 5) == 60 and mod.Rows().decorated(5) == 60
     assert mod.traced(lambda x: x)(2) == 20  # a wrapper made after it, from the swapped decorator
+
+
+def test_a_dead_weak_proxy_among_the_live_objects_does_not_stop_the_search_for_wrappers(module):
+    """Finding the wrappers walks every object the collector tracks; a weak proxy whose referent died raises on
+    any look at its class (libraries keep such proxies: a field package's test selection left one)."""
+    mod, path = module
+    held = mod.Rows.decorated
+
+    class Referent:
+        pass
+
+    referent = Referent()
+    dead = weakref.proxy(referent)
+    del referent
+    assert any(o is dead for o in gc.get_objects())  # tracked, and dead
+    apply_mutant(path, "traced", ORIGINAL.replace("return fn(*args)", "return fn(*args) * 10"))
+    assert held(mod.Rows(), 5) == 60
 
 
 def test_module_level_mutant_rebinds_globals_and_class_attributes(module):

@@ -187,7 +187,8 @@ def _live_made_by(old: types.CodeType, nested: list[types.CodeType]) -> list:
     if frozen:  # the warm worker froze what it made before forking: `get_objects` leaves frozen objects out
         gc.unfreeze()
     try:
-        found = [f for f in gc.get_objects() if isinstance(f, types.FunctionType) and id(f.__code__) in ids]
+        # `type`, not `isinstance`: a weak proxy whose referent died raises on any look at its `__class__`
+        found = [f for f in gc.get_objects() if type(f) is types.FunctionType and id(f.__code__) in ids]
     finally:
         if frozen:
             gc.freeze()
