@@ -7,7 +7,6 @@ import libcst as cst
 
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.effects import storage_root
-from teeth.equivalence.flow import assigned_value, bindings, uses
 from teeth.equivalence.reads import DEPTH, Reads, function_of, writes_no_tensor
 from teeth.equivalence.flow import walk as cst_walk
 from teeth.equivalence.tensors import is_tensor
@@ -21,6 +20,10 @@ HELD = ("class Scale(nn.Module):\n    def forward(self, t):\n        {forward}\n
 TORCH_HELD = ("import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self, d):\n"
               "        super().__init__()\n        self.held = {module}\n\n    def run(self, x: torch.Tensor, n):\n"
               "        rows = x[:n]\n")
+# an autograd Function of the file: `Scale.apply(x, w)` runs `forward(ctx, x, w)`
+FUNCTION = ("import torch\nfrom torch.autograd import Function\n\n\nclass Scale({base}):\n    @staticmethod\n"
+            "    def forward(ctx, x, w):\n        {forward}\n\n    @staticmethod\n    def backward(ctx, g):\n"
+            "        return g, None\n{more}\n\n")
 # a kernel of the file that stores only into y_ptr: x_ptr and c_ptr are only read
 KERNEL = ("@triton.jit\ndef k(x_ptr, c_ptr, y_ptr, n):\n    i = tl.arange(0, 4)\n    v = tl.load(x_ptr + i) * tl.load(c_ptr + i)\n"
           "    tl.store(y_ptr + i, v)\n\n")
@@ -183,6 +186,54 @@ class ViewOnlyRead(Rule):
         "    return x\n",  # on one path the write reaches the view
         "def f(x, n, b):\n    out = [None] * b\n    for i in range(b):\n        out[i] = x[i, :n]\n    return out\n",  # a list
         "def sum(t):\n    t.zero_()\n    return t\n\ndef f(x, n):\n    return sum(x[:n]).item()\n",  # not torch's
+    )
+
+    suppresses += (  # a tensor by every binding that reaches the view (`Flow.reaching_sites`): a branch that raises
+        # reaches nothing; a parameter checked a tensor before the view, rebound to tensors on some paths
+        "import torch.nn.functional as F\n\ndef f(X, h, ch, mode):\n    if mode == 's':\n        X = F.conv2d(X, h)\n"
+        "    else:\n        raise NotImplementedError(mode)\n    return torch.stack((X[:, ch:], X[:, :ch]), dim=-2)\n",
+        "def f(x, r, c):\n    n = x.dim()\n    if r:\n        x = torch.cat((x, x[:, -1:]), dim=1)\n    if c:\n"
+        "        x = torch.cat((x, x[:, :, -1:]), dim=2)\n    return x\n",
+        "def f(x, xs, mode):\n    if mode:\n        x = torch.zeros(3, 3)\n    else:\n        x = xs\n"
+        "        raise ValueError(mode)\n    ys = [x for x in xs]\n    return torch.cat((x, x[:, -1:]), dim=1), ys\n",
+        "def f(x, k):\n    n = x.dim()\n    for i in range(k):\n        if i % n:\n            x = torch.exp(x)\n"
+        "        x = torch.cat((x[:, :1], x), dim=1)\n    return x\n",  # a later round sees its own bindings
+    )
+    keeps += (  # a binding on one path is not known a tensor: a numpy array takes `x[:, -1:]` but has no `.clone()`
+        "def f(x, h, r):\n    if r:\n        x = torch.conv1d(x, h)\n    return torch.cat((x, x[:, -1:]), dim=1)\n",
+        "def f(x, r):\n    if r:\n        x = torch.zeros(3, 3)\n    elif x is None:\n        raise ValueError()\n"
+        "    return torch.cat((x, x[:, -1:]), dim=1)\n",
+        "def f(x, r):\n    if r:\n        x = torch.zeros(3, 3)\n    y = torch.cat((x, x[:, -1:]), dim=1)\n"
+        "    n = x.dim()\n    return y\n",  # checked only after the view
+        "def f(x, g):\n    try:\n        g()\n    except ValueError:\n        y = torch.cat((x, x[:, -1:]), dim=1)\n"
+        "    n = x.dim()\n    return y\n",  # checked only after the view, in a handler
+        "def f(x, k):\n    x = torch.zeros(k)\n    while k:\n        y = x[1:] + 1\n        x = x.tolist()\n"
+        "        k -= 1\n    return y\n",  # a later round sees a list
+        "def f(x, vs):\n    x = torch.zeros(3)\n    for v in vs:\n        y = x[1:] + 1\n        if v:\n"
+        "            x = v.tolist()\n            continue\n        x = torch.exp(x)\n    return y\n",  # after `continue`
+        "def f(x, k):\n    x = torch.zeros(k)\n    try:\n        x = g(x)\n    except ValueError:\n        pass\n"
+        "    return x[1:] + 1\n",  # a `try` that binds it
+    )
+
+    suppresses += (  # a view handed to an autograd Function whose `forward` only reads that parameter
+        FUNCTION.format(base="Function", forward="return x * w", more="") +
+        "def f(x: torch.Tensor, w, n):\n    return Scale.apply(x[:n], w)\n",
+        FUNCTION.format(base="torch.autograd.Function", forward="ctx.save_for_backward(w)\n        return x * w",
+                        more="") + "def f(x: torch.Tensor, w, n):\n    return Scale.apply(x[:n], w).sum()\n",
+    )
+    keeps += (
+        FUNCTION.format(base="Function", forward="ctx.save_for_backward(x)\n        return x * w", more="") +
+        "def f(x: torch.Tensor, w, n):\n    return Scale.apply(x[:n], w)\n",  # kept for backward: a later write shows
+        FUNCTION.format(base="Function", forward="ctx.mark_dirty(x)\n        return x.mul_(w)", more="") +
+        "def f(x: torch.Tensor, w, n):\n    Scale.apply(x[:n], w)\n    return x\n",  # written in place
+        FUNCTION.format(base="Function", forward="ctx.held.save_for_backward(w)\n        return x * w", more="") +
+        "def f(x: torch.Tensor, w, n):\n    return Scale.apply(x[:n], w)\n",  # some object's method, not the context's
+        FUNCTION.format(base="Function", forward="return x * w", more="\n    @staticmethod\n"
+                        "    def setup_context(ctx, inputs, output):\n        ctx.save_for_backward(*inputs)\n") +
+        "def f(x: torch.Tensor, w, n):\n    return Scale.apply(x[:n], w)\n",  # its context set up elsewhere
+        FUNCTION.format(base="Function", forward="return x * w", more="").replace(
+            "from torch.autograd import Function", "from mylib import Function") +
+        "def f(x: torch.Tensor, w, n):\n    return Scale.apply(x[:n], w)\n",  # another library's Function
     )
 
     suppresses += (  # an einsum of two tensors makes a new one

@@ -23,7 +23,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import ImportAssignment, MetadataWrapper
 
-from teeth.equivalence.effects import PERMUTING_ATTRIBUTES, dotted, relaid_base, storage_root
+from teeth.equivalence.effects import AUTOGRAD_FUNCTIONS, PERMUTING_ATTRIBUTES, dotted, relaid_base, storage_root
 from teeth.equivalence.flow import Flow, own_nodes, uses, walk
 from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, is_method, made_once_in_init, method_of, \
     source_file, torch_class
@@ -102,7 +102,7 @@ class Callees:
             if isinstance(call.func, cst.Attribute):
                 found = self.of_module(flow, call)
                 if found is None:
-                    bound, found = True, self.held(flow, call)
+                    bound, found = True, self.applied(flow, call) or self.held(flow, call)
             else:
                 found = self._named(flow, call)
             self._calls[call] = (*found, bound) if found is not None else None
@@ -201,6 +201,40 @@ class Callees:
         klass, reads = resolved
         called = call_method(klass)
         return (called, reads) if called is not None else None
+
+    def applied(self, flow: Flow, call: cst.Call) -> tuple[cst.FunctionDef, Reads] | None:
+        """`Cls.apply(...)` with `Cls` a class of the package deriving from `torch.autograd.Function` alone (no
+        metaclass, no `apply` or `setup_context` of its own): its `forward`, a static method whose first parameter,
+        the context, the call leaves out (`apply` runs `forward(ctx, *args)` and hands back what it returns). What
+        `forward` keeps in the context (`ctx.save_for_backward(x)`, `ctx.x = x`) is stored, as anywhere else."""
+        func = call.func
+        if func.attr.value != "apply" or not isinstance(func.value, cst.Name):
+            return None
+        scope = flow.scopes.get(func.value)
+        found = list(scope[func.value.value]) if scope is not None else []
+        node = getattr(found[0], "node", None) if len(found) == 1 else None
+        module = self.flows.get(id(flow))
+        if module is None or node is None:
+            return None
+        resolved = self._definition(module, node, func.value.value, HOPS, want=cst.ClassDef)
+        if resolved is None:
+            return None
+        klass, reads = resolved
+        if klass.keywords or len(klass.bases) != 1 or \
+                reads.flow.qualified(klass.bases[0].value) not in AUTOGRAD_FUNCTIONS:
+            return None
+        members = [s for s in klass.body.body if isinstance(s, cst.FunctionDef) or binds_at_top(s, "apply") or
+                   binds_at_top(s, "forward")]
+        if any(m.name.value in ("apply", "setup_context") if isinstance(m, cst.FunctionDef) else True
+               for m in members):
+            return None
+        forward = [m for m in members if m.name.value == "forward"]
+        if len(forward) != 1 or forward[0].asynchronous is not None or len(forward[0].decorators) != 1 or \
+                not isinstance(forward[0].decorators[0].decorator, cst.Name) or \
+                forward[0].decorators[0].decorator.value != "staticmethod" or \
+                reads.flow.bound(forward[0].decorators[0].decorator):
+            return None
+        return forward[0], reads
 
     def _torch_module(self, flow: Flow, func: cst.BaseExpression) -> tuple[cst.FunctionDef, Reads] | None:
         """`Cls` of `self.NAME = Cls(...)` when the file binds it to a module class of torch (`nn.Linear`,

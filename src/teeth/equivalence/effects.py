@@ -249,6 +249,35 @@ def torch_writes_nothing(call: cst.Call, flow) -> bool:
         and writes_no_argument(operator)
 
 
+# The classes an autograd Function derives from, and the methods of the context its static methods are given first
+# (`forward(ctx, ...)`): they record tensors in the context (the tensors are stored, kept for backward) and write none.
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+CONTEXT_RECORDS = frozenset({"save_for_backward", "save_for_forward", "mark_dirty", "mark_non_differentiable",
+                             "set_materialize_grads"})
+
+
+def context_records(call: cst.Call, flow) -> bool:
+    """`ctx.save_for_backward(x)`, `ctx.mark_dirty(x)`: a recording method (`CONTEXT_RECORDS`) of the first parameter,
+    never rebound, of a static method of a class that derives from `torch.autograd.Function` alone. It writes no
+    tensor; what it is given is stored all the same (this says nothing of reads)."""
+    func = call.func
+    if flow is None or not isinstance(func, cst.Attribute) or func.attr.value not in CONTEXT_RECORDS or \
+            not isinstance(func.value, cst.Name):
+        return False
+    scope = flow.scopes.get(func.value)
+    found = list(scope[func.value.value]) if scope is not None else []
+    param = getattr(found[0], "node", None) if len(found) == 1 else None
+    parameters = flow.parent(param) if isinstance(param, cst.Param) else None
+    method = flow.parent(parameters) if isinstance(parameters, cst.Parameters) else None
+    if not isinstance(method, cst.FunctionDef) or not parameters.params or parameters.params[0] is not param or \
+            [flow.qualified(d.decorator) or dotted(d.decorator) for d in method.decorators] != ["staticmethod"]:
+        return False
+    block = flow.parent(method)
+    klass = flow.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    return isinstance(klass, cst.ClassDef) and not klass.keywords and len(klass.bases) == 1 and \
+        flow.qualified(klass.bases[0].value) in AUTOGRAD_FUNCTIONS
+
+
 def relaid_base(call: cst.BaseExpression, flow=None) -> cst.BaseExpression | None:
     """The tensor `call` only permutes or lays out again without gaps (`x.t()`, `x.permute(...)`, `x.reshape(n)`,
     `x.float()`: an alias whose row writes nothing and permutes, or keeps contiguity), else None. Of a dense tensor

@@ -110,6 +110,149 @@ def binds(node: cst.CSTNode, name: str) -> bool:
 
 
 @dataclass(frozen=True)
+class _Passage:
+    """What running one statement does to a name: the bindings of it that may hold after it (`bound`), whether a path
+    through it binds none (`passes`), whether no path falls through to the next statement (`leaves`)."""
+
+    bound: frozenset = frozenset()
+    passes: bool = True
+    leaves: bool = False
+
+
+_LEAVING = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+def _passage(statement: cst.CSTNode, name: str) -> _Passage | None:
+    """`statement`'s `_Passage` for `name`, or None when it cannot tell (a `try`, `with` or `match` that binds it, a
+    `del`, an import, a loop left early that binds it)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return _sequence(statement.body, name)
+    if isinstance(statement, cst.BaseSmallStatement):
+        if isinstance(statement, _LEAVING):
+            return _Passage(leaves=True)
+        if not _binds_here(statement, name):
+            return _Passage()
+        if isinstance(statement, (cst.Del, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+            return None
+        return _Passage(frozenset({statement}), passes=False)
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return _Passage(frozenset({statement}), passes=False) if statement.name.value == name else _Passage()
+    if isinstance(statement, cst.If):
+        if binds(statement.test, name):
+            return None
+        branches = [_block(statement.body, name)]
+        orelse = statement.orelse
+        branches.append(_Passage() if orelse is None else _block(orelse.body, name) if isinstance(orelse, cst.Else)
+                        else _passage(orelse, name))
+        if any(b is None for b in branches):
+            return None
+        going = [b for b in branches if not b.leaves]
+        if not going:
+            return _Passage(leaves=True)
+        return _Passage(frozenset().union(*(b.bound for b in going)), any(b.passes for b in going))
+    if isinstance(statement, (cst.For, cst.While)):
+        if any(binds(part, name) for part in _header(statement)):
+            return None
+        again = _loop_again(statement, name)
+        if again is None or (statement.orelse is not None and binds(statement.orelse, name)):
+            return None
+        return _Passage(frozenset(again), passes=True)  # it may run no round
+    if binds(statement, name):
+        return None  # a `try`, a `with`, a `match` that binds it
+    return _Passage()  # a handler may take over where its body raises: leaving is not claimed
+
+
+def _binds_here(statement: cst.BaseSmallStatement, name: str) -> bool:
+    """Does a simple statement bind `name` in its function's own scope: as `binds`, but a comprehension's or a
+    lambda's own variables left out (a walrus inside a comprehension still binds the function's name)."""
+    def seen(node):
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, *_BOUNDARIES)):
+            return any(isinstance(n, cst.NamedExpr) and isinstance(n.target, cst.Name) and n.target.value == name
+                       for n in own_nodes(node))
+        if isinstance(node, cst.Assign) and any(t.value == name for a in node.targets for t in _bound_names(a.target)):
+            return True
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)) and \
+                any(t.value == name for t in _bound_names(node.target)):
+            return True
+        if isinstance(node, (cst.Del, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+            return any(isinstance(n, cst.Name) and n.value == name for n in walk(node))
+        return any(seen(child) for child in node.children)
+    return seen(statement)
+
+
+def _block(block: cst.BaseSuite, name: str) -> _Passage | None:
+    return _sequence(block.body, name)
+
+
+def _sequence(statements, name: str) -> _Passage | None:
+    bound, passes = frozenset(), True
+    for statement in statements:
+        passage = _passage(statement, name)
+        if passage is None:
+            return None
+        if passage.leaves:
+            return _Passage(leaves=True)
+        bound = passage.bound | (bound if passage.passes else frozenset())
+        passes = passes and passage.passes
+    return _Passage(bound, passes)
+
+
+def _header(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """The parts of a compound statement that run before its block: an `if`'s or `while`'s test, a `for`'s iterable,
+    a `with`'s items."""
+    if isinstance(statement, (cst.If, cst.While)):
+        return [statement.test]
+    if isinstance(statement, cst.For):
+        return [statement.iter]
+    if isinstance(statement, cst.With):
+        return list(statement.items)
+    return []
+
+
+def _target_binds(loop: cst.For, name: str) -> bool:
+    return any(isinstance(t, cst.Name) and t.value == name for t in walk(loop.target))
+
+
+def _loop_again(loop: cst.For | cst.While, name: str) -> set[cst.CSTNode] | None:
+    """The bindings of `name` that may hold at the end of a round of `loop` (its target's, and its body's), or None
+    when the body binds the name and may leave a round early (`break`, `continue`)."""
+    body = _block(loop.body, name)
+    if body is None or (binds(loop.body, name) and _leaves_early(loop.body)):
+        return None
+    found = set() if body.leaves else set(body.bound)
+    if isinstance(loop, cst.For) and _target_binds(loop, name):
+        found.add(loop)
+    return found
+
+
+def _leaves_early(node: cst.CSTNode) -> bool:
+    """A `break` or `continue` of this loop (not of a loop, function or class inside it)."""
+    for child in node.children:
+        if isinstance(child, (cst.Break, cst.Continue)):
+            return True
+        if not isinstance(child, (cst.For, cst.While, *_BOUNDARIES)) and _leaves_early(child):
+            return True
+    return False
+
+
+def binding_site(node: cst.CSTNode, flow: Flow) -> cst.CSTNode | None:
+    """The statement (as `Flow.reaching_sites` names it) in which a scope assignment's node binds its name: the
+    simple statement, the `for` loop of a target, the def, or the parameter itself."""
+    if isinstance(node, (cst.Param, cst.FunctionDef, cst.ClassDef)):
+        return node
+    while node is not None:
+        parent = flow.parents.get(node)
+        if isinstance(node, cst.BaseSmallStatement):
+            return node
+        if isinstance(parent, cst.For) and node is parent.target:
+            return parent
+        if isinstance(parent, (cst.BaseCompoundStatement, cst.CompFor, *_BOUNDARIES)):
+            return None
+        node = parent
+    return None
+
+
+@dataclass(frozen=True)
 class Reaching:
     """The binding of a name that reaches a use: `value` of `name = value`, or the function's parameter."""
 
@@ -273,6 +416,61 @@ class Flow:
                 if isinstance(owner, (cst.ExceptHandler, cst.Finally, cst.Else)) and \
                         not isinstance(self.parents.get(owner), cst.If):
                     return None  # a handler, a loop's else: what ran before is not one path
+            node = parent
+
+    def reaching_sites(self, use: cst.Name) -> set[cst.CSTNode] | None:
+        """Every binding of `use`'s name that may reach it within its function, on any path: the simple statements
+        that bind it, the `for` loops whose target does, the defs named so, and the parameter; a branch that always
+        leaves (`raise`, `return`) reaches nothing, a loop's later bindings reach its next round. None when it cannot
+        tell: a nested function's use, a `try`, `with` or `match` that binds the name, a loop left by `break` or
+        `continue` that binds it, a `del`, a use no path reaches, a name no binding of the function reaches."""
+        name = use.value
+        scope = self.function_scope(use)
+        if scope is None or any(a.scope is not scope for a in scope.assignments[name]):
+            return None
+        node = self.statement(use) or self.statement_part(use)
+        if node is None:
+            return None
+        if isinstance(node, cst.BaseSmallStatement) and not isinstance(node, (cst.Assign, cst.AnnAssign, cst.Expr,
+                                                                               cst.Return)) and binds(node, name):
+            return None  # `name += ...`, a walrus: the use may see either value
+        found: set[cst.CSTNode] = set()
+        while True:
+            parent = self.parents.get(node)
+            if isinstance(node, cst.FunctionDef):
+                params = node.params
+                named = [p for p in (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg,
+                                     params.star_kwarg) if isinstance(p, cst.Param) and p.name.value == name]
+                return found | {named[0]} if named else None
+            if isinstance(node, _BOUNDARIES) or parent is None:
+                return None
+            if isinstance(parent, cst.While) and node is parent.test:
+                again = _loop_again(parent, name)  # the test runs again after each round
+                if again is None:
+                    return None
+                found |= again
+            if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine)):
+                body = list(parent.body)
+                for earlier in reversed(body[:body.index(node)]):
+                    passage = _passage(earlier, name)
+                    if passage is None or passage.leaves:
+                        return None  # unknown, or the use is never reached from here
+                    found |= passage.bound
+                    if not passage.passes:
+                        return found
+                owner = self.parents.get(parent)
+                if isinstance(owner, (cst.For, cst.While)) and parent is owner.body:
+                    again = _loop_again(owner, name)  # a round sees what the one before bound
+                    if again is None:
+                        return None
+                    found |= again
+                    if isinstance(owner, cst.For) and _target_binds(owner, name):
+                        return found | {owner}  # each round starts with the target bound
+                if isinstance(owner, (cst.ExceptHandler, cst.Finally, cst.Else)) and \
+                        not isinstance(self.parents.get(owner), cst.If):
+                    return None  # a handler, a loop's else: what ran before is not one path
+                if owner is not None and any(binds(part, name) for part in _header(owner)):
+                    return None  # a walrus in a test, a `with ... as name`: bound before the block runs
             node = parent
 
     # -- what a callee's name is bound to ------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from teeth.equivalence.aliasing import HELD, KERNEL, TORCH_HELD, VIEW
+from teeth.equivalence.aliasing import FUNCTION, HELD, KERNEL, TORCH_HELD, VIEW
 from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.callees import dense_value
 from teeth.equivalence.contiguity import contiguous_at, value_contiguous
@@ -316,6 +316,14 @@ class ViewOfFreshLocal(Rule):
         "def f(xs, ys, n):\n    out = xs + ys\n    out = out[:n]\n    return out\n",  # maybe a list
     )
 
+    suppresses += (  # the new tensor an autograd Function's `forward` returns
+        FUNCTION.format(base="Function", forward="return x * w", more="") +
+        "def f(x: torch.Tensor, w):\n    out = Scale.apply(x, w)\n    out = out.view(-1)\n    return out\n",
+    )
+    keeps += (  # `forward` hands back its input: `apply` returns a view of the caller's tensor
+        FUNCTION.format(base="Function", forward="return x", more="") +
+        "def f(x: torch.Tensor, w):\n    out = Scale.apply(x, w)\n    out = out.view(-1)\n    return out\n",
+    )
     suppresses += (  # its name never used again after the view's statement: as good as rebinding it
         "def f(x: Tensor, w: Tensor):\n    y = x @ w\n    out = y.transpose(0, 1).reshape(-1)\n    return out\n",
     )

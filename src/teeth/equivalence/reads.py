@@ -9,7 +9,7 @@ import builtins
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
-from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, METHODS, TENSOR_ONLY, VIEWS, call_effect, \
+from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, METHODS, TENSOR_ONLY, VIEWS, call_effect, context_records, \
     contiguity, function_effect, function_name, has_out, is_fresh, method_effect, storage_root, torch_writes_nothing, \
     unpacked_from_new
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses, walk
@@ -474,7 +474,7 @@ class Reads:
                     return False
                 continue
             row = call_effect(node, self.flow)
-            if row is None and torch_writes_nothing(node, self.flow):
+            if row is None and (torch_writes_nothing(node, self.flow) or context_records(node, self.flow)):
                 continue
             if has_out(node) or row is None or row.writes_receiver:
                 return False
@@ -615,7 +615,7 @@ class Reads:
             return True
         row = call_effect(call, flow)
         if row is None:
-            return torch_writes_nothing(call, flow)
+            return torch_writes_nothing(call, flow) or context_records(call, flow)
         if has_out(call):
             out = next(a for a in call.args if a.keyword is not None and a.keyword.value == "out")
             if not self.own_storage(out.value):

@@ -6,7 +6,7 @@ import libcst as cst
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTION_MODULES, TENSOR_ONLY, TENSOR_TUPLE_ATTRIBUTES, TUPLES, \
     dotted, function_effect, method_effect
-from teeth.equivalence.flow import Flow, assigned_value, binds, own_nodes
+from teeth.equivalence.flow import Flow, assigned_value, binding_site, binds, own_nodes
 from teeth.equivalence.held import is_method
 from teeth.equivalence.schemas import operator_name, rejects_non_tensor_first, returns_tensors_only
 
@@ -248,10 +248,14 @@ def _checks(node: cst.CSTNode, name: str, flow: Flow) -> bool:
                flow.callees.parameter(flow, node, a, effects) in effects.checked for a in node.args)
 
 
-def checked_at_entry(function: cst.FunctionDef, name: str, flow: Flow) -> bool:
+def checked_at_entry(function: cst.FunctionDef, name: str, flow: Flow, before: cst.CSTNode | None = None) -> bool:
     """Does every call of `function` raise unless its parameter `name` is a tensor: a statement of its body that
-    checks it (`_guards`) comes before any that binds the name again or may return?"""
+    checks it (`_guards`) comes before any that binds the name again or may return (and, given `before`, before the
+    statement of the body that holds that node)?"""
+    last = flow.body_statement(before)[1] if before is not None else None
     for statement in function.body.body if isinstance(function.body, cst.IndentedBlock) else ():
+        if statement is last:
+            return False
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]:
             if _guards(small, name, flow):
                 return True  # a compound statement's test, an assignment's value: before anything it binds
@@ -418,11 +422,16 @@ def _bound_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -
             not all(flow.function_scope(a.node) is not None or isinstance(a.node, cst.Param) or
                     _iterated_into(a.node, flow) for a in found):
         return False  # a builtin (no node), a global, a name of an enclosing function
+    sites = flow.reaching_sites(use)
+    if sites:  # only the bindings that may reach the use need be tensors
+        placed = {id(a.node): binding_site(a.node, flow) for a in found}
+        if sites <= set(placed.values()):
+            found = [a for a in found if placed[id(a.node)] in sites]
     inner = seen | {use.value}
     for assignment in found:
         node = assignment.node
         if isinstance(node, cst.Param):
-            if not (_param_is_tensor(node, flow) or _passed_tensors(node, flow, depth)):
+            if not (_param_is_tensor(node, flow) or _passed_tensors(node, flow, depth) or _checked_param(node, use, flow)):
                 return False
             continue
         target = flow.parent(node)
@@ -445,6 +454,15 @@ def _bound_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -
         if value is None or not is_tensor(value, flow, inner, depth):
             return False
     return True
+
+
+def _checked_param(param: cst.Param, use: cst.Name, flow: Flow) -> bool:
+    """Has the function checked its parameter to be a tensor (`checked_at_entry`) in a statement of its body before
+    the one holding `use`? A check after it comes too late: the view, or its copy, was made before."""
+    parameters = flow.parent(param)
+    function = flow.parent(parameters) if isinstance(parameters, cst.Parameters) else None
+    return isinstance(function, cst.FunctionDef) and flow.body_statement(use)[0] is function.body and \
+        checked_at_entry(function, param.name.value, flow, before=use)
 
 
 def _iterated_into(node: cst.CSTNode, flow: Flow) -> bool:
