@@ -233,3 +233,41 @@ def test_a_tensors_own_attributes_are_copied_and_sparse_tensors_compared_by_valu
     other = torch.sparse_coo_tensor(indices, torch.tensor([1.0, 2.5]), (2, 2))
     assert _difference(sparse, other, "r") == ("r", 0.5, 0.25)
     assert _difference(sparse, sparse.to_dense(), "r")[0] == "r"
+
+
+FUNCTION = ("import torch\n\n\nclass Half(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, k):\n"
+            "        ctx.k, ctx.scale = k, 2\n        ctx.save_for_backward(x)\n        return x[:, :k] * 2\n\n    @staticmethod\n"
+            "    def backward(ctx, g):\n        x, = ctx.saved_tensors\n"
+            "        return torch.nn.functional.pad(g, (0, x.shape[1] - ctx.k)) * 2, None\n")
+
+
+@pytest.mark.parametrize("method, mutated, why", [
+    ("forward", FUNCTION.replace("x[:, :k] * 2", "x[:, :k].clone() * 2"), "not_propagated"),
+    ("forward", FUNCTION.replace("ctx.scale = k, 2", "ctx.scale = k, 3"), "not_checked"),  # the context differs
+    ("backward", FUNCTION.replace("ctx.k)) * 2", "ctx.k)) * 3"), "not_checked"),
+])
+def test_an_autograd_functions_context_is_copied_for_the_original(tmp_path, method, mutated, why):
+    """`forward(ctx, ...)` and `backward(ctx, ...)` are given a context deepcopy refuses: the original runs with a
+    plain context holding copies of what it holds (the attributes set on it, the tensors saved for backward), and the
+    context after the call is compared like any argument."""
+    import importlib.util
+    import types
+
+    from teeth.workers.propagation import Meter
+
+    path = tmp_path / "halves.py"
+    path.write_text(FUNCTION)
+    spec = importlib.util.spec_from_file_location("halves", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    function = getattr(module.Half, method)
+    original = function.__code__
+    body = next(c for c in compile(mutated, str(path), "exec").co_consts
+                if isinstance(c, types.CodeType) and c.co_name == "Half")
+    function.__code__ = next(c for c in body.co_consts if isinstance(c, types.CodeType) and c.co_name == method)
+    meter = Meter([function], original)
+    x = torch.randn(3, 5, requires_grad=True)
+    out = module.Half.apply(x, 2)
+    out.sum().backward()
+    assert meter.calls == 1 and meter.verdict()[0] == why, meter.verdict()
+    assert torch.equal(out, x[:, :2].detach() * 2)

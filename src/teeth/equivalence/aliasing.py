@@ -236,6 +236,10 @@ class ViewOnlyRead(Rule):
         "def f(x: torch.Tensor, w, n):\n    return Scale.apply(x[:n], w)\n",  # another library's Function
     )
 
+    suppresses += (  # a transposed convolution, a pseudo-inverse: new tensors, their operands only read
+        "def f(x: Tensor, w: Tensor, n):\n    y = F.conv_transpose1d(x[:, :n], w)\n    return torch.pinverse(y[0])\n",
+    )
+
     suppresses += (  # an einsum of two tensors makes a new one
         "def f(x: Tensor, w: Tensor, n):\n    rows = x[:n]\n    return torch.einsum('ij,jk->ik', rows, w)\n",
     )

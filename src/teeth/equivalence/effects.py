@@ -47,7 +47,7 @@ FUNCTIONS: dict[str, Effect] = {
                    "flip sum mean prod amax amin max min exp log log2 sqrt rsqrt abs sigmoid tanh softmax "
                    "log_softmax dot outer maximum minimum clamp add sub mul div pow norm cdist neg square linear "
                    "silu gelu relu searchsorted bucketize unique bincount diff pad fold unfold interpolate grid_sample "
-                   "affine_grid conv1d conv2d conv3d"),
+                   "affine_grid conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d pinverse"),
     **_rows(SCALAR, "allclose isclose equal any all argmax argmin isnan isinf isfinite is_floating_point is_tensor "
                     "len isinstance type id hasattr callable float int bool str repr print"),
     # a view of (or the same tensor as) the first argument

@@ -207,7 +207,13 @@ def _copy(value):
     if torch is not None:
         seen: set = set()
 
+        context = getattr(getattr(getattr(torch, "autograd", None), "function", None), "FunctionCtx", None)
+
         def tensors(obj, depth):
+            if context is not None and isinstance(obj, context) and not isinstance(obj, _Context):
+                if id(obj) not in memo:  # an autograd Function's context, which deepcopy refuses
+                    memo[id(obj)] = _context_copy(context, obj, memo, lambda item: tensors(item, depth + 1))
+                return
             if isinstance(obj, torch.Tensor):
                 if id(obj) not in memo:
                     made = memo[id(obj)] = _copy_tensor(torch, obj)
@@ -233,6 +239,28 @@ def _copy(value):
 
         tensors(value, 0)
     return copy.deepcopy(value, memo)
+
+
+class _Context:
+    """Marks the stand-in `_context_copy` makes for an autograd Function's context."""
+
+
+def _context_copy(context: type, ctx, memo: dict, walk):
+    """The context the original's `forward` or `backward` is given: a plain context of torch's (its recording
+    methods, `save_for_backward` and the like, set the same attributes) holding copies of what `ctx` holds: the
+    attributes set on it, and what autograd gives backward (`saved_tensors`, `needs_input_grad`)."""
+    try:
+        saved = ctx.saved_tensors  # in backward: what forward saved
+    except Exception:  # noqa: BLE001 - in forward there is none yet
+        saved = None
+    for item in (*vars(ctx).values(), saved):
+        walk(item)
+    given = {"needs_input_grad": getattr(ctx, "needs_input_grad", None)}
+    if saved is not None:
+        given["saved_tensors"] = copy.deepcopy(saved, memo)
+    made = type("Context", (_Context, context), given)()
+    made.__dict__.update(copy.deepcopy(vars(ctx), memo))
+    return made
 
 
 def _rng_states():
@@ -303,6 +331,10 @@ def _difference(expected, actual, where: str, depth: int = 0, layouts: list | No
             return None
         gap = abs(expected - actual)
         return where, gap, gap / abs(expected) if expected else math.inf
+    if isinstance(expected, _Context):  # the original's stand-in context and the one autograd gave the mutant, by
+        names = [*vars(expected), *(n for n in vars(actual) if n not in vars(expected))]  # what is set on them
+        return _difference({n: getattr(expected, n, None) for n in names}, {n: getattr(actual, n, None) for n in names},
+                           where, depth + 1, layouts)  # (`to_save` is an attribute of autograd's own, not in vars)
     if type(expected) is not type(actual):
         return where, math.inf, math.inf
     if isinstance(expected, (int, str, bytes, bool, complex, type(None))):
