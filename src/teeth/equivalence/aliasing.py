@@ -205,6 +205,8 @@ class ViewOnlyRead(Rule):
         "    return torch.cat((x, x[:, -1:]), dim=1)\n",
         "def f(x, r):\n    if r:\n        x = torch.zeros(3, 3)\n    y = torch.cat((x, x[:, -1:]), dim=1)\n"
         "    n = x.dim()\n    return y\n",  # checked only after the view
+        "def f(t, xs, k):\n    if k:\n        xs = (None,) * k + xs\n    else:\n        xs = xs + (None,)\n"
+        "    return any(a is None for a in xs[1:])\n",  # each binding made of the parameter before it: a tuple
         "def f(x, g):\n    try:\n        g()\n    except ValueError:\n        y = torch.cat((x, x[:, -1:]), dim=1)\n"
         "    n = x.dim()\n    return y\n",  # checked only after the view, in a handler
         "def f(x, k):\n    x = torch.zeros(k)\n    while k:\n        y = x[1:] + 1\n        x = x.tolist()\n"
