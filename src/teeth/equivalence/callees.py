@@ -72,6 +72,9 @@ class Callees:
         self._assumed: dict[int, CalleeEffects] = {}  # a function being derived -> what its own calls are taken to do
         self._leaned: set[int] = set()  # those whose assumption answered a call while being derived
         self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
+        # (function, nesting depth) -> its effects derived there with callees cut off at the limit: they depend on
+        # how deep it was derived, and on nothing else when no assumption was leaned on
+        self._shallow: dict[tuple[int, int], CalleeEffects | None] = {}
         self._calls: dict[cst.Call, tuple[cst.FunctionDef, Reads, bool] | None] = {}  # a call -> what it calls
         self._callers: dict[int, list[tuple[Flow, cst.Call]] | None] = {}  # a private function -> its calls
         self.assuming = 0  # how many callee results are being derived with their parameters taken to be tensors
@@ -454,6 +457,9 @@ class Callees:
         key = id(function)
         if key in self._effects:
             return self._effects[key]
+        level = (key, len(self._active))
+        if level in self._shallow:
+            return self._shallow[level]
         if key in self._active:
             if key in self._assumed:
                 self._leaned.add(key)  # what is derived meanwhile holds only under the assumption: not memoised
@@ -480,6 +486,8 @@ class Callees:
             self._leaned.discard(key)
         if self._cut == cut and not self.assuming and not self._leaned & self._active:
             self._effects[key] = found  # kept only when no callee was cut off nor assumed: the same from any caller
+        elif not self.assuming and not self._leaned & self._active:
+            self._shallow[level] = found  # callees cut off at the nesting limit: the same from any caller as deep
         return found
 
     def parameter(self, flow: Flow, call: cst.Call, arg: cst.Arg, effects: CalleeEffects) -> str | None:
