@@ -756,3 +756,20 @@ def test_a_nested_functions_parameter_is_a_tensor_when_every_call_of_it_gives_on
     path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": "import torch\n\n" + NESTED.format(body=body)})
     found = skips_of(path)
     assert len(found) == 2 and all((skip is not None) == skipped for skip in found), found
+
+
+def test_a_chain_of_callees_deeper_than_the_nesting_limit_is_derived_once_per_depth(tmp_path, monkeypatch):
+    """Each function of a chain calls the next twice; below the nesting limit its callees are cut off, so what it
+    gives is not kept for every caller, but it is the same from any caller at the same depth: derived once there,
+    not once per path (2 ** depth)."""
+    from teeth.equivalence import callees as module
+
+    derived = []
+    real = module._derive
+    monkeypatch.setattr(module, "_derive", lambda function, reads: derived.append(function.name.value) or
+                        real(function, reads))
+    chain = "".join(f"def f{i}(t):\n    return f{i + 1}(t) + f{i + 1}(t)\n\n" for i in range(1, 9))
+    path = package(tmp_path, {"pkg/__init__.py": "", "pkg/code.py": chain + "def f9(t):\n    return t * 2\n\n"
+                              "def g(x: Tensor, n):\n    return f1(x[:n]).sum()\n"})
+    skips_of(path)
+    assert derived and max(derived.count(name) for name in set(derived)) <= module.NESTING + 1, sorted(derived)
