@@ -422,13 +422,17 @@ def _bound_tensor(use: cst.Name, flow: Flow, seen: frozenset[str], depth: int) -
             not all(flow.function_scope(a.node) is not None or isinstance(a.node, cst.Param) or
                     _iterated_into(a.node, flow) for a in found):
         return False  # a builtin (no node), a global, a name of an enclosing function
-    inner = seen | {use.value}  # by induction over the run, when every binding of the name is judged
     sites = flow.reaching_sites(use)
-    if sites:  # only the bindings that may reach the use need be tensors
-        placed = {id(a.node): binding_site(a.node, flow) for a in found}
-        if sites <= set(placed.values()):
-            found = [a for a in found if placed[id(a.node)] in sites]
-            inner = seen  # some bindings are not judged: a use of the name in a value is followed to its own
+    if sites:  # only the bindings that may reach the use need be tensors; the others not judged, a use of the name
+        placed = {id(a.node): binding_site(a.node, flow) for a in found}  # in their values is followed to its own
+        if sites <= set(placed.values()) and \
+                _each_tensor(use, [a for a in found if placed[id(a.node)] in sites], flow, seen, depth):
+            return True
+    return _each_tensor(use, found, flow, seen | {use.value}, depth)  # every binding: by induction over the run
+
+
+def _each_tensor(use: cst.Name, found: list, flow: Flow, inner: frozenset[str], depth: int) -> bool:
+    """Is every binding in `found` (scope assignments of `use`'s name) a tensor, the names in `inner` taken to be?"""
     for assignment in found:
         node = assignment.node
         if isinstance(node, cst.Param):
