@@ -72,9 +72,10 @@ class Callees:
         self._assumed: dict[int, CalleeEffects] = {}  # a function being derived -> what its own calls are taken to do
         self._leaned: set[int] = set()  # those whose assumption answered a call while being derived
         self._cut = 0  # callees left unknown for recursion or depth: effects derived meanwhile are not memoised
-        # (function, nesting depth) -> its effects derived there with callees cut off at the limit: they depend on
-        # how deep it was derived, and on nothing else when no assumption was leaned on
-        self._shallow: dict[tuple[int, int], CalleeEffects | None] = {}
+        # (function, nesting depth, how many effects were kept) -> its effects derived there with callees cut off at
+        # the limit: with no assumption leaned on, they depend on how deep it was derived and on the effects kept so
+        # far (a callee kept since may be read in full), on nothing else: the same as deriving them again
+        self._shallow: dict[tuple[int, int, int], CalleeEffects | None] = {}
         self._calls: dict[cst.Call, tuple[cst.FunctionDef, Reads, bool] | None] = {}  # a call -> what it calls
         self._callers: dict[int, list[tuple[Flow, cst.Call]] | None] = {}  # a private function -> its calls
         self.assuming = 0  # how many callee results are being derived with their parameters taken to be tensors
@@ -457,7 +458,7 @@ class Callees:
         key = id(function)
         if key in self._effects:
             return self._effects[key]
-        level = (key, len(self._active))
+        level = (key, len(self._active), len(self._effects))
         if level in self._shallow:
             return self._shallow[level]
         if key in self._active:
@@ -487,7 +488,7 @@ class Callees:
         if self._cut == cut and not self.assuming and not self._leaned & self._active:
             self._effects[key] = found  # kept only when no callee was cut off nor assumed: the same from any caller
         elif not self.assuming and not self._leaned & self._active:
-            self._shallow[level] = found  # callees cut off at the nesting limit: the same from any caller as deep
+            self._shallow[(key, level[1], len(self._effects))] = found  # callees cut off at the nesting limit
         return found
 
     def parameter(self, flow: Flow, call: cst.Call, arg: cst.Arg, effects: CalleeEffects) -> str | None:
