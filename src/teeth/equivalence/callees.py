@@ -23,7 +23,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import ImportAssignment, MetadataWrapper
 
-from teeth.equivalence.effects import AUTOGRAD_FUNCTIONS, PERMUTING_ATTRIBUTES, dotted, relaid_base, storage_root
+from teeth.equivalence.effects import PERMUTING_ATTRIBUTES, autograd_function, dotted, relaid_base, storage_root
 from teeth.equivalence.flow import Flow, own_nodes, uses, walk
 from teeth.equivalence.held import binds_anywhere, binds_at_top, call_method, is_method, made_once_in_init, method_of, \
     source_file, torch_class
@@ -191,15 +191,7 @@ class Callees:
         torch_class = self._torch_module(flow, made.func)
         if torch_class is not None:
             return torch_class
-        if not isinstance(made.func, cst.Name):
-            return None
-        module = self.flows.get(id(flow))
-        scope = flow.scopes.get(made.func)
-        found = list(scope[made.func.value]) if scope is not None else []
-        node = getattr(found[0], "node", None) if len(found) == 1 else None
-        if module is None or node is None:
-            return None
-        resolved = self._definition(module, node, made.func.value, HOPS, want=cst.ClassDef)
+        resolved = self._class(flow, made.func)
         if resolved is None:
             return None
         klass, reads = resolved
@@ -212,21 +204,10 @@ class Callees:
         the context, the call leaves out (`apply` runs `forward(ctx, *args)` and hands back what it returns). What
         `forward` keeps in the context (`ctx.save_for_backward(x)`, `ctx.x = x`) is stored, as anywhere else."""
         func = call.func
-        if func.attr.value != "apply" or not isinstance(func.value, cst.Name):
-            return None
-        scope = flow.scopes.get(func.value)
-        found = list(scope[func.value.value]) if scope is not None else []
-        node = getattr(found[0], "node", None) if len(found) == 1 else None
-        module = self.flows.get(id(flow))
-        if module is None or node is None:
-            return None
-        resolved = self._definition(module, node, func.value.value, HOPS, want=cst.ClassDef)
-        if resolved is None:
+        resolved = self._class(flow, func.value) if func.attr.value == "apply" else None
+        if resolved is None or not autograd_function(resolved[0], resolved[1].flow):
             return None
         klass, reads = resolved
-        if klass.keywords or len(klass.bases) != 1 or \
-                reads.flow.qualified(klass.bases[0].value) not in AUTOGRAD_FUNCTIONS:
-            return None
         members = [s for s in klass.body.body if isinstance(s, cst.FunctionDef) or binds_at_top(s, "apply") or
                    binds_at_top(s, "forward")]
         if any(m.name.value in ("apply", "setup_context") if isinstance(m, cst.FunctionDef) else True
@@ -239,6 +220,19 @@ class Callees:
                 reads.flow.bound(forward[0].decorators[0].decorator):
             return None
         return forward[0], reads
+
+    def _class(self, flow: Flow, name: cst.BaseExpression) -> tuple[cst.ClassDef, Reads] | None:
+        """The class of the package a bare name is bound to by its one binding (defined in the file, or imported from
+        another file of the package), with the analysis of its file; None otherwise."""
+        if not isinstance(name, cst.Name):
+            return None
+        module = self.flows.get(id(flow))
+        scope = flow.scopes.get(name)
+        found = list(scope[name.value]) if scope is not None else []
+        node = getattr(found[0], "node", None) if len(found) == 1 else None
+        if module is None or node is None:
+            return None
+        return self._definition(module, node, name.value, HOPS, want=cst.ClassDef)
 
     def _torch_module(self, flow: Flow, func: cst.BaseExpression) -> tuple[cst.FunctionDef, Reads] | None:
         """`Cls` of `self.NAME = Cls(...)` when the file binds it to a module class of torch (`nn.Linear`,

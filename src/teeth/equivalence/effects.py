@@ -274,8 +274,12 @@ def context_records(call: cst.Call, flow) -> bool:
         return False
     block = flow.parent(method)
     klass = flow.parent(block) if isinstance(block, cst.IndentedBlock) else None
-    return isinstance(klass, cst.ClassDef) and not klass.keywords and len(klass.bases) == 1 and \
-        flow.qualified(klass.bases[0].value) in AUTOGRAD_FUNCTIONS
+    return isinstance(klass, cst.ClassDef) and autograd_function(klass, flow)
+
+
+def autograd_function(klass: cst.ClassDef, flow) -> bool:
+    """Does `klass` derive from `torch.autograd.Function` alone (by its file's imports), with no metaclass?"""
+    return not klass.keywords and len(klass.bases) == 1 and flow.qualified(klass.bases[0].value) in AUTOGRAD_FUNCTIONS
 
 
 def relaid_base(call: cst.BaseExpression, flow=None) -> cst.BaseExpression | None:

@@ -371,20 +371,28 @@ class Flow:
 
     # -- the binding that reaches a use --------------------------------------------------------------------------
 
-    def reaching(self, use: cst.Name, unpacked: bool = False) -> Reaching | None:
-        """The one binding of `use`'s name that reaches it on every path within its function, or None when several
-        may (a binding on one branch only, in a loop after the use) or it cannot tell (a nested function's use).
-        A binding with no one value (`a, b = f()`) is None too, or with `unpacked` its statement with no value."""
+    def _use_statement(self, use: cst.Name) -> cst.CSTNode | None:
+        """Where to look back from for the bindings of `use`'s name: the statement (or compound header part) holding
+        it; None when the name is bound outside the use's function too, or the statement binds it as it reads it
+        (`name += ...`, a walrus: the use may see either value)."""
         name = use.value
         scope = self.function_scope(use)
         if scope is None or any(a.scope is not scope for a in scope.assignments[name]):
             return None
         node = self.statement(use) or self.statement_part(use)
+        if node is None or (isinstance(node, cst.BaseSmallStatement) and not isinstance(
+                node, (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return)) and binds(node, name)):
+            return None
+        return node
+
+    def reaching(self, use: cst.Name, unpacked: bool = False) -> Reaching | None:
+        """The one binding of `use`'s name that reaches it on every path within its function, or None when several
+        may (a binding on one branch only, in a loop after the use) or it cannot tell (a nested function's use).
+        A binding with no one value (`a, b = f()`) is None too, or with `unpacked` its statement with no value."""
+        name = use.value
+        node = self._use_statement(use)
         if node is None:
             return None
-        if isinstance(node, cst.BaseSmallStatement) and not isinstance(node, (cst.Assign, cst.AnnAssign, cst.Expr,
-                                                                               cst.Return)) and binds(node, name):
-            return None  # `name += ...`, a walrus: the use may see either value
         while True:
             parent = self.parents.get(node)
             if isinstance(node, cst.FunctionDef):
@@ -425,15 +433,9 @@ class Flow:
         tell: a nested function's use, a `try`, `with` or `match` that binds the name, a loop left by `break` or
         `continue` that binds it, a `del`, a use no path reaches, a name no binding of the function reaches."""
         name = use.value
-        scope = self.function_scope(use)
-        if scope is None or any(a.scope is not scope for a in scope.assignments[name]):
-            return None
-        node = self.statement(use) or self.statement_part(use)
+        node = self._use_statement(use)
         if node is None:
             return None
-        if isinstance(node, cst.BaseSmallStatement) and not isinstance(node, (cst.Assign, cst.AnnAssign, cst.Expr,
-                                                                               cst.Return)) and binds(node, name):
-            return None  # `name += ...`, a walrus: the use may see either value
         found: set[cst.CSTNode] = set()
         while True:
             parent = self.parents.get(node)

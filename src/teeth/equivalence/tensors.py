@@ -436,7 +436,8 @@ def _each_tensor(use: cst.Name, found: list, flow: Flow, inner: frozenset[str], 
     for assignment in found:
         node = assignment.node
         if isinstance(node, cst.Param):
-            if not (_param_is_tensor(node, flow) or _passed_tensors(node, flow, depth) or _checked_param(node, use, flow)):
+            if not (_param_is_tensor(node, flow) or _passed_tensors(node, flow, depth) or
+                    _checked_param(node, use, flow)):
                 return False
             continue
         target = flow.parent(node)
