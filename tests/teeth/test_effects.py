@@ -17,7 +17,8 @@ CALLS = (  # one call per row that makes a new tensor, with arguments where one 
     "torch.mul(x, 1)", "torch.div(x, 1)", "torch.pow(x, 1)", "torch.clamp(x, min=-1e9)", "torch.where(x > 0, x, x)",
     "torch.repeat_interleave(x, 1, 0)", "torch.matmul(x, y)", "torch.index_select(x, 0, torch.arange(3))",
     "F.pad(x, (0, 0))", "F.interpolate(x[None], size=4)", "F.linear(x, y.t())", "F.softmax(x, -1)", "F.relu(x)",
-    "F.dropout(x, 0.0, False)", "torch.cumsum(x, 0)", "torch.maximum(x, x)", "torch.diff(x, n=0)",
+    "F.dropout(x, 0.0, False)", "torch.cumsum(x, 0)", "torch.maximum(x, x)", "torch.diff(x, n=0)", "torch.inverse(s)",
+    "torch.pinverse(x)",
 )
 
 
@@ -88,3 +89,39 @@ def test_batch_norm_writes_its_running_statistics_though_its_schema_does_not_say
     torch.batch_norm(torch.randn(4, 3) + 5, None, None, mean, var, True, 0.1, 1e-5, False)
     assert mean.abs().sum() > 0  # written in place
     assert not writes_no_argument("batch_norm")
+
+
+NEW = (  # (code, new storage by torch's own word): a tensor's legacy constructor, given sizes, numbers or tensors
+    ("x.new(x.shape)", True), ("x.new(2, 3)", True), ("x.new([1.0, 2.0])", True), ("x.new()", True),
+    ("x.new(*x.shape[:-1], len(y))", True), ("x.new((x.size(0), 2))", True),
+    ("x.new(y)", False), ("x.new(x)", False), ("x.new(x.untyped_storage())", False),
+)
+
+
+@pytest.mark.parametrize(("code", "fresh"), NEW)
+def test_a_tensors_new_is_new_exactly_when_given_no_tensor_or_storage(code, fresh):
+    x, y = torch.randn(3, 4), torch.randn(4, 4)
+    row = call_effect(cst.parse_expression(code))
+    assert (row is not None and row.result == "fresh") is fresh, code
+    assert _shares(eval(code, {"x": x, "y": y}), x, y) is not fresh, code  # torch agrees
+
+
+def test_from_numpy_is_an_alias_of_its_array_laid_out_as_the_array():
+    import numpy as np
+
+    row = call_effect(cst.parse_expression("torch.from_numpy(a)"))
+    assert row.result == "alias" and row.contiguous == "kept" and not row.writes_receiver
+    a = np.arange(6.0).reshape(2, 3)
+    tensor = torch.from_numpy(a)
+    tensor[0, 0] = 7.0
+    assert a[0, 0] == 7.0  # a write through the tensor reaches the array
+    assert torch.from_numpy(a).is_contiguous() and not torch.from_numpy(a.T).is_contiguous()
+
+
+@pytest.mark.parametrize("code", ["x.t().repeat(1, 1)", "x.t().repeat(2, 1, 1)", "x.t().new_zeros(2, 3)",
+                                  "x.t().contiguous()", "x.t().new(x.t().shape)", "x[:, :2].new(2, 3)"])
+def test_a_method_the_table_calls_always_contiguous_returns_a_contiguous_tensor(code):
+    x = torch.randn(3, 4)
+    row = call_effect(cst.parse_expression(code))
+    assert row is not None and row.contiguous == "yes", code
+    assert eval(code, {"x": x}).is_contiguous(), code  # torch agrees, of a transposed receiver too

@@ -238,6 +238,39 @@ class ViewOnlyRead(Rule):
         "def f(x: torch.Tensor, w, n):\n    return Scale.apply(x[:n], w)\n",  # another library's Function
     )
 
+    suppresses += (  # written in place: a cast or view of a new tensor, which no other name can hold
+        "def f(t: Tensor, e: Tensor, c):\n    scores = torch.zeros(3, c, c).type_as(e)\n"
+        "    scores[:, 0] += t.view(1, c)\n    scores[:, 1] += t.view(1, c)\n    return scores\n",
+    )
+    keeps += (  # the view is of that tensor itself, written after the view is made
+        "def f(t: Tensor, e: Tensor, c):\n    scores = torch.zeros(3, c).to(e)\n    v = scores.view(-1)\n"
+        "    scores.add_(t)\n    return v.sum()\n",
+    )
+
+    suppresses += (  # a view of the function's own tensor, other names holding it: no tensor written while it is read
+        "def f(labels: Tensor, n):\n    out = []\n    p = torch.where(labels > 0)[0]\n    rows = p.expand((n, len(p)))\n"
+        "    out.append(p)\n    return rows.sum(), out\n",  # appending to a list of its own writes no tensor
+    )
+    keeps += (  # that tensor written in place while the view may still be read
+        "def f(labels: Tensor, n):\n    p = torch.where(labels > 0)[0]\n    keep = p\n    rows = p.expand((n, len(p)))\n"
+        "    p.add_(1)\n    return rows.sum() + keep\n",
+    )
+
+    suppresses += (  # `x.new(sizes)` makes a new tensor: the writes into it reach no view of `x`
+        "def f(a: Tensor, b: Tensor, n):\n    c = a.new(a.shape)\n    re = a[..., 0].view(-1, n)\n"
+        "    c[..., 0] = re * b\n    c[..., 1] = re * b\n    return c\n",
+        "def f(a: Tensor, b: Tensor, n, k):\n    size = (*a.shape[:-1], 2)\n    if k:\n        size = [b.size(0), len(b)]\n"
+        "    c = a.new(size)\n    re = a[..., 0].view(-1, n)\n    c[..., 0] = re * b\n"
+        "    c[..., 1] = re * b\n    return c\n",
+    )
+    keeps += (  # given a tensor (or storage), `x.new(t)` shares its memory: the writes may reach the view
+        "def f(a: Tensor, b: Tensor, n):\n    c = a.new(a)\n    re = a[..., 0].view(-1, n)\n"
+        "    c[..., 0] = re * b\n    c[..., 1] = re * b\n    return c\n",
+        "def f(a: Tensor, b: Tensor, n, k):\n    size = a.shape\n    if k:\n        size = a.untyped_storage()\n"
+        "    c = a.new(size)\n    re = a[..., 0].view(-1, n)\n    c[..., 0] = re * b\n"
+        "    c[..., 1] = re * b\n    return c\n",
+    )
+
     suppresses += (  # a transposed convolution, a pseudo-inverse: new tensors, their operands only read
         "def f(x: Tensor, w: Tensor, n):\n    y = F.conv_transpose1d(x[:, :n], w)\n    return torch.pinverse(y[0])\n",
     )
@@ -406,9 +439,10 @@ class ViewOnlyRead(Rule):
             return False
         if isinstance(root, cst.Name) and ctx.reads.name_only_read(root, {id(node)}, set(), DEPTH):
             return ctx.reads.made_fresh(root) or ctx.reads.quiet_from(node, made=True)
-        # the base's names hand it on or write it: fine for a tensor the function did not make, when nothing may
-        # write such a tensor while the view is read (a write into the function's own tensors may be into this one)
-        return not ctx.reads.own_storage(root) and ctx.reads.quiet_from(node, made=True)
+        # the base's names hand it on or write it: fine when nothing may write such a tensor while the view is read:
+        # for a tensor the function did not make, no write but into the function's own tensors; for one of its own
+        # (which such a write may be into), no tensor write at all
+        return ctx.reads.quiet_from(node, made=True, strict=ctx.reads.own_storage(root))
 
 
 @rule

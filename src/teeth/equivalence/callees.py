@@ -50,6 +50,7 @@ class CalleeEffects:
     dense: bool = False  # every return gives a new tensor laid out densely from the start of its storage
     # (a torch call's new tensor, or one of its permutations, reshapes, casts: not a slice with gaps), as `.clone()`
     # of it lies too
+    fresh_each: bool = False  # every return gives a tuple display of such new, dense tensors, no two sharing storage
 
 
 def package_root(path: Path) -> Path | None:
@@ -526,6 +527,9 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
         not any(isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes(function.body))  # each call returns a value
     fresh = plain and all(_fresh_return(reads, r) for r in returns)
     dense = fresh and all(dense_value(reads, r.value) for r in returns)
+    fresh_each = plain and all(isinstance(r.value, cst.Tuple) and r.value.elements and all(
+        not isinstance(e, cst.StarredElement) and _fresh_return(reads, r, e.value) and dense_value(reads, e.value)
+        for e in r.value.elements) for r in returns)
     quiet = reads.writes_only_own(function.body)
     tensor = plain and all(is_tensor(r.value, flow) for r in returns)
     tensors = plain and all(isinstance(r.value, cst.Tuple) and r.value.elements and
@@ -543,7 +547,7 @@ def _derive(function: cst.FunctionDef, reads: Reads) -> CalleeEffects:
             flow.assumed = before
             reads.callees.assuming -= 1
     return CalleeEffects(positional, frozenset(read), frozenset(returned), fresh, quiet, tensor, tensors, checked,
-                         tensor_given, tuple(p.name.value for p in required), dense)
+                         tensor_given, tuple(p.name.value for p in required), dense, fresh_each)
 
 
 def _optimistic(function: cst.FunctionDef) -> CalleeEffects:
@@ -553,10 +557,10 @@ def _optimistic(function: cst.FunctionDef) -> CalleeEffects:
     names = frozenset(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
     required = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
                      if p.default is None)
-    return CalleeEffects(positional, names, names, True, True, True, True, frozenset(), True, required, True)
+    return CalleeEffects(positional, names, names, True, True, True, True, frozenset(), True, required, True, True)
 
 
-_FLAGS = ("fresh", "quiet", "tensor", "tensors", "tensor_given", "dense")
+_FLAGS = ("fresh", "quiet", "tensor", "tensors", "tensor_given", "dense", "fresh_each")
 
 
 def _holds(found: CalleeEffects, assumed: CalleeEffects) -> bool:
@@ -597,8 +601,11 @@ def dense_value(reads: Reads, value: cst.BaseExpression, depth: int = DEPTH) -> 
     return False
 
 
-def _fresh_return(reads: Reads, statement: cst.Return) -> bool:
-    value = statement.value
+def _fresh_return(reads: Reads, statement: cst.Return, value: cst.BaseExpression | None = None) -> bool:
+    """Is the returned value (or `value`, an element of the returned tuple) a new tensor nothing else holds: made
+    fresh there, or a view of a local made fresh that nothing else names (`Reads.sole_before`; another element naming
+    the same local is no mere read, so `return y, y` is not)?"""
+    value = statement.value if value is None else value
     if reads.fresh(value):
         return True
     root = storage_root(value, flow=reads.flow)

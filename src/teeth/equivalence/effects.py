@@ -47,19 +47,21 @@ FUNCTIONS: dict[str, Effect] = {
                    "flip sum mean prod amax amin max min exp log log2 sqrt rsqrt abs sigmoid tanh softmax "
                    "log_softmax dot outer maximum minimum clamp add sub mul div pow norm cdist neg square linear "
                    "silu gelu relu searchsorted bucketize unique bincount diff pad fold unfold interpolate grid_sample "
-                   "affine_grid conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d pinverse"),
+                   "affine_grid conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d pinverse inverse"),
     **_rows(SCALAR, "allclose isclose equal any all argmax argmin isnan isinf isfinite is_floating_point is_tensor "
                     "len isinstance type id hasattr callable float int bool str repr print"),
     # a view of (or the same tensor as) the first argument
     **_rows(ALIAS, "narrow select as_strided transpose permute movedim diagonal as_tensor asarray"),
     **_rows(ALIAS_KEEPS, "squeeze unsqueeze flatten reshape"),
+    # shares memory with the numpy array it is given, laid out as that array is
+    **_rows(ALIAS_KEEPS, "from_numpy"),
 }
 # F.dropout(x, training=False) and friends return x itself: an alias, as any call that may hand its argument back.
 FUNCTIONS.update(_rows(ALIAS_KEEPS, "dropout"))
 
 METHODS: dict[str, Effect] = {
-    **_rows(FRESH_CONTIGUOUS, "new_zeros new_ones new_empty new_full new_tensor nonzero"),
-    **_rows(FRESH, "clone matmul mm bmm repeat repeat_interleave "
+    **_rows(FRESH_CONTIGUOUS, "new_zeros new_ones new_empty new_full new_tensor nonzero repeat"),
+    **_rows(FRESH, "clone matmul mm bmm repeat_interleave "
                    "sum mean prod amax amin max min norm std var cumsum cumprod exp log sqrt rsqrt abs neg "
                    "sigmoid tanh pow add sub mul div square clamp eq ne lt le gt ge index_select gather "
                    "masked_select masked_fill index_add index_copy scatter scatter_add scatter_reduce softmax "
@@ -68,10 +70,10 @@ METHODS: dict[str, Effect] = {
     **_rows(SCALAR, "any all isnan isfinite allclose equal size dim ndimension numel nelement item tolist "
                     "is_contiguous stride storage_offset data_ptr element_size"),
     **_rows(ALIAS, "narrow select as_strided transpose permute expand expand_as t unfold diagonal movedim "
-                   "view_as_real split chunk unbind type type_as detach"),
+                   "view_as_real split chunk unbind"),
     # may share storage with the receiver; contiguous when the receiver is (a view in row-major order, or a copy)
     **_rows(ALIAS_KEEPS, "view view_as unsqueeze squeeze unflatten reshape reshape_as flatten to float double half "
-                         "bfloat16 long int short bool byte"),
+                         "bfloat16 long int short bool byte type type_as detach"),
     **_rows(ALIAS_CONTIGUOUS, "contiguous"),
     # in place: write the receiver only, its other tensor arguments (index, src, mask) are read
     **_rows(IN_PLACE, "scatter_ scatter_add_ scatter_reduce_ index_add_ index_copy_ index_fill_ index_put_ "
@@ -214,10 +216,54 @@ def method_effect(call: cst.Call, flow=None) -> Effect | None:
     if not isinstance(call.func, cst.Attribute) or function_name(call, flow) is not None or \
             (flow is not None and (flow.foreign(call) or flow.module_function(call))):
         return None  # a function, or a function of a module (`np.exp(x)`, `torch.autograd.grad(...)`)
+    if call.func.attr.value == "new":
+        return _new_effect(call, flow)
     row = METHODS.get(call.func.attr.value)
     if row is None:
         row = _from_schema(call.func.attr.value, method=True)
     return row
+
+
+def _new_effect(call: cst.Call, flow=None) -> Effect | None:
+    """`x.new(...)`, torch's legacy constructor: given sizes or numbers (`x.new(x.shape)`, `x.new(n, 3)`,
+    `x.new([1.0])`, nothing) it makes a new contiguous tensor; given a tensor or a storage it shares that one's memory
+    (`x.new(t)` is an alias of `t`, not of `x`). So a row only where no argument may hold tensor storage, else None."""
+    if any(a.star == "**" or not holds_no_tensor(a.value, flow) for a in call.args):
+        return None
+    return FRESH_CONTIGUOUS
+
+
+_CONSTANTS = frozenset({"True", "False", "None"})
+
+
+def holds_no_tensor(expr: cst.BaseExpression, flow=None, depth: int = 0) -> bool:
+    """Is `expr` on every path a value with no tensor storage in it: a number, a size or anything the table calls a
+    scalar (`x.shape`, `x.size(0)`, `len(xs)`, `x.tolist()`), an index of one, arithmetic of them, a tuple or list of
+    them (starred too), or, given the file's `flow`, a name every binding that reaches it binds to one?"""
+    if depth > 8:
+        return False
+    deeper = depth + 1
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)):
+        return True
+    if isinstance(expr, cst.Name):
+        if expr.value in _CONSTANTS:
+            return True
+        values = flow.reaching_values(expr) if flow is not None else None
+        return values is not None and all(holds_no_tensor(v, flow, deeper) for v in values)
+    if isinstance(expr, cst.Attribute):
+        return ATTRIBUTES.get(expr.attr.value) is SCALAR
+    if isinstance(expr, cst.Call):
+        row = call_effect(expr, flow)
+        return row is not None and row.result == "scalar" and not row.writes_receiver
+    if isinstance(expr, cst.Subscript):
+        return holds_no_tensor(expr.value, flow, deeper)
+    if isinstance(expr, cst.BinaryOperation):
+        return holds_no_tensor(expr.left, flow, deeper) and holds_no_tensor(expr.right, flow, deeper)
+    if isinstance(expr, cst.UnaryOperation):
+        return holds_no_tensor(expr.expression, flow, deeper)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(holds_no_tensor(e.value, flow, deeper) for e in expr.elements)
+    return False
 
 
 def _from_schema(name: str, method: bool) -> Effect | None:

@@ -284,9 +284,13 @@ class Flow:
         whose order follows hashes (the hash seed, addresses) and so varies per process; the rules visit them in
         this order instead, so that what is derived and memoised first (a callee's effects) and hence a verdict
         depend on the code only."""
+        return sorted(items, key=lambda item: self.position(getattr(item, "node", None)))
+
+    def position(self, node: cst.CSTNode | None) -> int:
+        """Where `node` stands in the file, in the order of a walk of it (-1 for a node of no file)."""
         if self._positions is None:
             self._positions = {id(node): i for i, node in enumerate(walk(self.module))}
-        return sorted(items, key=lambda item: self._positions.get(id(getattr(item, "node", None)), -1))
+        return self._positions.get(id(node), -1)
 
     def within(self, node: cst.CSTNode, ids: set[int]) -> bool:
         while node is not None:
@@ -474,6 +478,15 @@ class Flow:
                 if owner is not None and any(binds(part, name) for part in _header(owner)):
                     return None  # a walrus in a test, a `with ... as name`: bound before the block runs
             node = parent
+
+    def reaching_values(self, use: cst.Name) -> list[cst.BaseExpression] | None:
+        """The values every binding that may reach `use` binds to its name (`Flow.reaching_sites`), or None when one
+        binds no single value (a parameter, a loop's target, an unpacking of a call) or it cannot tell."""
+        sites = self.reaching_sites(use)
+        if not sites:
+            return None
+        values = [bound_value(site, use.value) for site in sorted(sites, key=self.position)]
+        return None if any(v is None for v in values) else values
 
     # -- what a callee's name is bound to ------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.callees import dense_value
 from teeth.equivalence.contiguity import contiguous_at, value_contiguous
 from teeth.equivalence.effects import PERMUTING_ATTRIBUTES, relaid_base, self_overlapping, storage_root
-from teeth.equivalence.flow import assigned_value, bindings, uses, walk
+from teeth.equivalence.flow import assigned_value, bindings, bound_value, uses, walk
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.regions import disjoint
 from teeth.equivalence.tensors import copying_index, is_tensor
@@ -46,6 +46,13 @@ class ViewOfFresh(Rule):
         "def f(xs, ys):\n    return (xs + ys)[1:]\n",  # maybe two lists joined: no .clone()
     )
 
+    suppresses += (  # `torch.from_numpy` shares memory with its array: here a new one an operator made
+        "def f(a, w):\n    return torch.from_numpy(a * w).unsqueeze(1).float()\n",
+    )
+    keeps += (  # the caller's array, or a slice of it: writes through the tensor reach what the caller holds
+        "def f(a):\n    return torch.from_numpy(a).unsqueeze(1)\n",
+        "def f(a, w):\n    return torch.from_numpy(a[1:] if w else a).unsqueeze(1)\n",
+    )
     suppresses += (  # an in-place method returns its receiver: new when the receiver is
         "def f(a: Tensor, b: Tensor):\n    return helper((a / b).rsqrt_().unsqueeze(-1))\n",
     )
@@ -152,7 +159,8 @@ class ViewOfFresh(Rule):
         # that is a copy itself) whose copy lies in memory as it does, or that is only read
 
 
-def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Context) -> bool:
+def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Context,
+                    seen: frozenset = frozenset()) -> bool:
     """Would `view.clone()` lie in memory as `view` does (the same strides, offset 0 as the base's), `view` being taken
     of `base`, a new tensor (dense, at the start of its storage)? Yes when every step from `base` is a permutation of
     axes, a reshape, a squeeze/unsqueeze or a cast (their row keeps contiguity: of a dense tensor they are dense), a
@@ -162,7 +170,7 @@ def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Con
     node, flow = view, ctx.flow
     for _ in range(64):
         if node is base:
-            return _dense_if_called(base, ctx)
+            return _dense_base(base, ctx, seen)
         if isinstance(node, cst.Attribute):
             if node.attr.value not in PERMUTING_ATTRIBUTES:
                 return False
@@ -179,19 +187,42 @@ def copy_lies_alike(view: cst.BaseExpression, base: cst.BaseExpression, ctx: Con
     return False
 
 
-def _dense_if_called(base: cst.BaseExpression, ctx: Context) -> bool:
-    """A new tensor a function of the package returns may be a slice with gaps of one it made: `base`, or the value
-    of any binding of the name `base`, is such a call only when that function's every return is dense."""
+_NO_TENSOR = (cst.BaseNumber, cst.BaseString, cst.List, cst.Tuple)  # literals: `torch.as_tensor(0.0)` is new and dense
+
+
+def _dense_base(base: cst.BaseExpression, ctx: Context, seen: frozenset = frozenset()) -> bool:
+    """Is the new tensor `base` (or the value of each binding of the name `base` that may reach it, or failing that of
+    every binding of it) dense? A function of the package may return a slice with gaps of one it made: such a call is
+    dense only when that function's every return is. A binding to a view (`out = out[:, :k]`, the name rebound to a
+    view of its earlier value) is dense only when the copy of that view would lie alike (`copy_lies_alike`); the
+    bindings it is taken of are judged alike, by induction (`seen`: names and uses judged on the way)."""
     flow = ctx.flow
     values = [base]
     if isinstance(base, cst.Name):
+        if base.value in seen or id(base) in seen:
+            return True  # by induction: each of its bindings is being judged
         scope = flow.function_scope(base)
         if scope is None or base.value not in scope.assignments:
             return True
-        values = [assigned_value(flow.statement(a.node), base.value) if isinstance(a.node, cst.Name) else None
-                  for a in bindings(scope, base.value, flow)]
-    return all(not (isinstance(v, cst.Call) and ctx.callees.function(flow, v) is not None) or
-               dense_value(ctx.reads, v) for v in values if v is not None)
+        sites = flow.reaching_sites(base)  # the bindings that may reach it (a parameter or an unpacking: no value)
+        if sites:
+            values = [bound_value(site, base.value) for site in sorted(sites, key=flow.position)]
+            seen = seen | {id(base)}
+        else:  # else every binding of the name, by induction over them all
+            values = [assigned_value(flow.statement(a.node), base.value) if isinstance(a.node, cst.Name) else None
+                      for a in bindings(scope, base.value, flow)]
+            seen = seen | {base.value}
+    for value in values:
+        if value is None:
+            continue
+        if isinstance(value, cst.Call) and ctx.callees.function(flow, value) is not None:
+            if not dense_value(ctx.reads, value):
+                return False
+            continue
+        root = storage_root(value, lambda e: copying_index(e, flow), flow)
+        if root is not value and not isinstance(root, _NO_TENSOR) and not copy_lies_alike(value, root, ctx, seen):
+            return False
+    return True
 
 
 def _keeps_axes(node: cst.Subscript) -> bool:
@@ -346,11 +377,44 @@ class ViewOfFreshLocal(Rule):
         "def f(x: Tensor, n):\n    res = x * 2\n    for _ in range(n):\n        res = res.squeeze(0)\n"
         "    return res\n",  # a loop: what its earlier round did is not followed
     )
+    suppresses += (  # made new on each branch of an `if` (a cast of a new tensor too), or the branch leaves
+        "def f(a: Tensor, c):\n    if c:\n        w = torch.inverse(a)\n    else:\n"
+        "        w = torch.inverse(a.double()).type(a.dtype)\n    w = w.view(*w.size(), 1, 1)\n    return w\n",
+        "def f(a: Tensor, c):\n    if c:\n        w = torch.zeros(3, 3)\n    elif a is None:\n        raise ValueError()\n"
+        "    else:\n        w = torch.zeros(3, 3).to(a)\n        w[0] = 1\n    w = w.view(-1)\n    return w\n",
+    )
+    keeps += (
+        "def f(a: Tensor, c):\n    w = a\n    if c:\n        w = torch.inverse(a)\n    w = w.view(-1)\n"
+        "    return w\n",  # no `else`: maybe the argument
+        "def f(a: Tensor, c):\n    if c:\n        w = torch.inverse(a)\n        keep(w)\n    else:\n"
+        "        w = torch.zeros(3, 3)\n    w = w.view(-1)\n    return w\n",  # handed on in one branch
+        "def f(a: Tensor, c):\n    if w.sum() > 0:\n        w = torch.inverse(a)\n    else:\n"
+        "        w = torch.zeros(3, 3)\n    w = w.view(-1)\n    return w\n",  # named by a test
+    )
+    keeps += (  # returned, the base an earlier slice with gaps of the new tensor: the copy's strides differ
+        "def f(n):\n    w = torch.zeros(n, n)\n    w = w[:, :2]\n    w = w.t()\n    return w\n",
+        "def f(a: Tensor, c):\n    if c:\n        w = torch.inverse(a)\n    else:\n        w = torch.zeros(3, 3)\n"
+        "        w = w[:, :2]\n    w = w.t()\n    return w\n",
+    )
     suppresses += (  # a local unpacked from a call whose every result is new (a sort's values and indices)
         "def f(x: Tensor, k):\n    vals, idx = x.sort(dim=-1)\n    vals = vals.t()\n    return vals, idx\n",
     )
     keeps += (  # returned: the copy of `vals[:, :k]` is contiguous where the view leaves gaps
         "def f(x: Tensor, k):\n    vals, idx = x.sort(dim=-1)\n    vals = vals[:, :k]\n    return vals, idx\n",
+    )
+    suppresses += (  # unpacked from a function of the package (or an autograd Function) whose results are all new
+        "def _pair(x: Tensor):\n    y = x * 2\n    return y + 1, torch.zeros(3)\n\n"
+        "def f(x: Tensor):\n    a, b = _pair(x)\n    a = a.t()\n    return a, b\n",
+        FUNCTION.format(base="Function", forward="return x * w, x + w", more="") +
+        "def f(x: torch.Tensor, w):\n    a, b = Scale.apply(x, w)\n    a = a.t()\n    return a, b\n",
+    )
+    keeps += (
+        "def _same(x: Tensor):\n    y = x * 2\n    return y, y\n\n"
+        "def f(x: Tensor):\n    a, b = _same(x)\n    a = a.t()\n    return a, b\n",  # the two share storage
+        "def _gap(x: Tensor):\n    y = x * 2\n    return y[:, :2], torch.zeros(3)\n\n"
+        "def f(x: Tensor):\n    a, b = _gap(x)\n    a = a.t()\n    return a, b\n",  # a slice with gaps
+        "def _arg(x: Tensor):\n    return x, torch.zeros(3)\n\n"
+        "def f(x: Tensor):\n    a, b = _arg(x)\n    a = a.t()\n    return a, b\n",  # the caller's tensor
     )
     keeps += (  # unpacked from a split: views of the argument
         "def f(x: Tensor, k):\n    vals, rest = x.split(2)\n    vals = vals[:, :k]\n    return vals\n",

@@ -10,8 +10,8 @@ import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, METHODS, TENSOR_ONLY, VIEWS, call_effect, context_records, \
-    contiguity, function_effect, function_name, has_out, is_fresh, method_effect, storage_root, torch_writes_nothing, \
-    unpacked_from_new
+    base_of, contiguity, function_effect, function_name, has_out, is_fresh, method_effect, storage_root, \
+    torch_writes_nothing, unpacked_from_new
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses, walk
 from teeth.equivalence.tensors import copying_index, is_tensor
 
@@ -405,23 +405,9 @@ class Reads:
                 return False
         position = list(block.body).index(line)
         while True:
-            for earlier in reversed(list(block.body)[:position]):
-                if not isinstance(earlier, cst.SimpleStatementLine):
-                    if any(isinstance(n, cst.Name) and n.value == name for n in walk(earlier)):
-                        return False  # used or bound on some path only
-                    continue
-                for small in earlier.body:
-                    made = assigned_value(small, name)
-                    if made is not None:
-                        if self.fresh(made):
-                            return True
-                        rebased = storage_root(made, flow=flow)
-                        return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
-                            self.sole_before(name, small, made, depth - 1)
-                    if unpacked_from_new(small, name, flow):
-                        return True
-                    if not self.only_written_into(small, name):
-                        return False
+            made = self._made_in(list(block.body)[:position], name, depth)
+            if made is not None:
+                return made
             branch = _branch_of(flow, block)  # the start of an `if`'s branch: on to what ran before the `if`
             outer = flow.parent(branch) if branch is not None else None
             if not isinstance(outer, cst.IndentedBlock) or \
@@ -430,6 +416,69 @@ class Reads:
                 return False  # a parameter, made in a loop's earlier round, or a test that does more than read
             block, position = outer, list(outer.body).index(branch)
 
+
+    def _made_in(self, statements: list, name: str, depth: int) -> bool | None:
+        """Walking back from the last of `statements` (one block's): True when the value `name` holds after them is
+        made there fresh, or as a cast or reshape of a new tensor, or by each branch of an `if` (`_made_on_each_branch`),
+        and since then only written into or read; False when it is bound or used otherwise; None when none names it."""
+        flow = self.flow
+        for earlier in reversed(statements):
+            if isinstance(earlier, cst.If) and self._made_on_each_branch(earlier, name, depth):
+                return True
+            if not isinstance(earlier, cst.SimpleStatementLine):
+                if any(isinstance(n, cst.Name) and n.value == name for n in walk(earlier)):
+                    return False  # used or bound on some path only
+                continue
+            for small in reversed(earlier.body):
+                made = assigned_value(small, name)
+                if made is not None:
+                    if self.fresh(made) or self._dense_alias_of_fresh(made):
+                        return True
+                    rebased = storage_root(made, flow=flow)
+                    return isinstance(rebased, cst.Name) and rebased is not made and rebased.value == name and \
+                        self.sole_before(name, small, made, depth - 1)
+                if self.unpacked_new(small, name):
+                    return True
+                if not self.only_written_into(small, name):
+                    return False
+        return None
+
+    def _made_on_each_branch(self, statement: cst.If, name: str, depth: int) -> bool:
+        """Does every path through the `if` (its `elif`s, an `else` it must have) either leave the block (`raise`,
+        `return`, `continue`, `break`) or leave `name` made fresh in that branch (`_made_in`), its tests not naming
+        it?"""
+        if depth <= 0:
+            return False
+        node: cst.CSTNode = statement
+        while isinstance(node, cst.If):
+            if any(isinstance(n, cst.Name) and n.value == name for n in walk(node.test)) or \
+                    not self._branch_makes(node.body, name, depth):
+                return False
+            node = node.orelse
+        return isinstance(node, cst.Else) and self._branch_makes(node.body, name, depth)
+
+    def _branch_makes(self, body: cst.BaseSuite, name: str, depth: int) -> bool:
+        if not isinstance(body, cst.IndentedBlock) or not body.body:
+            return False
+        last = body.body[-1]
+        if isinstance(last, cst.SimpleStatementLine) and \
+                isinstance(last.body[-1], (cst.Raise, cst.Return, cst.Continue, cst.Break)):
+            return True  # this path never reaches what follows the `if`
+        return self._made_in(list(body.body), name, depth - 1) is True
+
+    def _dense_alias_of_fresh(self, value: cst.BaseExpression) -> bool:
+        """A cast, reshape or detach of a new tensor made in the same expression (`torch.inverse(a).type(t)`: aliases
+        whose row keeps contiguity): no name holds its storage, and it lies as the new tensor does."""
+        for _ in range(DEPTH):
+            if not isinstance(value, cst.Call) or contiguity(value, self.flow) != "kept":
+                return False
+            base = base_of(value, self.flow)
+            if base is None:
+                return False
+            if self.fresh(base):
+                return True
+            value = base
+        return False
 
     def only_written_into(self, statement, name: str) -> bool:
         """Does `statement` use `name` only to write into it (`name[i] = v`, `name.fill_(v)`, a kernel storing into it)
@@ -476,9 +525,18 @@ class Reads:
             row = call_effect(node, self.flow)
             if row is None and (torch_writes_nothing(node, self.flow) or context_records(node, self.flow)):
                 continue
+            if row is not None and row.writes_receiver and not has_out(node) and \
+                    isinstance(node.func, cst.Attribute) and self.own_container(node.func.value):
+                continue  # `out.append(t)`: a list of the function's, not a tensor, is written
             if has_out(node) or row is None or row.writes_receiver:
                 return False
         return True
+
+    def own_container(self, expr: cst.BaseExpression) -> bool:
+        """Is `expr` a name every binding of which that may reach it (`Flow.reaching_values`) is a list, dict or set
+        display or comprehension: a container the function made, which is no tensor?"""
+        values = self.flow.reaching_values(expr) if isinstance(expr, cst.Name) else None
+        return bool(values) and all(isinstance(v, _CONTAINERS) for v in values)
 
     def _writes_no_argument(self, call: cst.Call) -> bool:
         effects = self.callees.effects(self.flow, call)
@@ -493,6 +551,23 @@ class Reads:
 
     # -- writes a value of the function may see ------------------------------------------------------------------
 
+    def unpacked_new(self, statement, name: str) -> bool:
+        """`a, name = call(...)`: `name` one of the plain names a call's result is unpacked to, every result of the
+        call new: a torch call's (`unpacked_from_new`: `vals, idx = x.sort()`), or a function's of the package whose
+        every return is a tuple of new, dense tensors none of which shares storage with another (`fresh_each`)."""
+        if unpacked_from_new(statement, name, self.flow):
+            return True
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1 or \
+                not self._own_function(statement.value) or has_out(statement.value):
+            return False
+        target = statement.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) or any(
+                isinstance(e, cst.StarredElement) or not isinstance(e.value, cst.Name) for e in target.elements) or \
+                sum(e.value.value == name for e in target.elements) != 1:
+            return False
+        effects = self.callees.effects(self.flow, statement.value)
+        return effects is not None and effects.fresh_each
+
     def made_fresh(self, name: cst.Name) -> bool:
         """Is the value `name` holds here a new tensor made by the one binding that reaches it (`y = x * 2`,
         `vals, idx = x.sort()`): no name outside the function can hold its storage?"""
@@ -501,7 +576,7 @@ class Reads:
             return False
         if reaching.value is not None and self.fresh(reaching.value):
             return True
-        return unpacked_from_new(reaching.statement, name.value, self.flow)
+        return self.unpacked_new(reaching.statement, name.value)
 
     def quiet_from(self, node: cst.CSTNode, made: bool = False, strict: bool = False) -> bool:
         """`quiet_after` the statement that makes `node` (a compound one whole, when `node` is in its header), the
@@ -634,7 +709,7 @@ class Reads:
         reaching = flow.reaching(root, unpacked=True)
         if reaching is not None and reaching.statement is not None:
             if reaching.value is None:  # `vals, idx = x.sort()`
-                return unpacked_from_new(reaching.statement, root.value, flow)
+                return self.unpacked_new(reaching.statement, root.value)
             return _made_here(reaching.value, self, flow)  # the one binding that reaches here
         scope = flow.function_scope(root)
         if scope is None or root.value not in scope.assignments:
@@ -663,8 +738,12 @@ QUIET_BUILTINS = frozenset(
     name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException))
 
 
+_CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+
+
 def _made_here(value: cst.BaseExpression, reads: Reads, flow: Flow) -> bool:
-    """A value nothing outside the function can hold: a new tensor, a literal, a new container, a count."""
+    """A value nothing outside the function can hold: a new tensor or an alias of one made in the same expression, a
+    literal, a new container, a count."""
     if isinstance(value, (cst.BaseNumber, cst.BaseString, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp,
                           cst.SetComp)):
         return True
@@ -673,7 +752,8 @@ def _made_here(value: cst.BaseExpression, reads: Reads, flow: Flow) -> bool:
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in \
             ("len", "int", "float", "bool", "list", "dict", "set") and not flow.bound(value.func):
         return True
-    return reads.fresh(value)
+    # a new tensor, or an alias of one made in the same expression, which no name holds (`torch.zeros(n).to(x)`)
+    return reads.fresh(value) or reads.fresh(storage_root(value, flow=flow))
 
 
 def _unpacked_for(flow: Flow, node: cst.CSTNode) -> cst.CompFor | None:
