@@ -342,6 +342,7 @@ class ViewOfFreshLocal(Rule):
         "def f(n, c):\n    out = torch.zeros(n)\n    if c:\n        keep.append(out)\n    out = out[:2]\n"
         "    return out\n",  # escaped on one path
         "def f(x, n):\n    out = x\n    out = out[:n]\n    return out\n",  # the parameter under another name
+        "def f(n):\n    out = torch.zeros(n); keep = out\n    out = out[:2]\n    return out, keep\n",  # one line
         "def f(n):\n    def g():\n        return out\n    out = torch.zeros(n)\n    keep = g()\n    out = out[:2]\n"
         "    return out, keep\n",  # a closure hands the base out
         "def f(xs, ys, n):\n    out = xs + ys\n    out = out[:n]\n    return out\n",  # maybe a list
