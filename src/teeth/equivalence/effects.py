@@ -234,13 +234,14 @@ def _new_effect(call: cst.Call, flow=None) -> Effect | None:
 
 
 _CONSTANTS = frozenset({"True", "False", "None"})
+_DEPTH = 8  # how many steps (names, operands, elements) a value is followed
 
 
 def holds_no_tensor(expr: cst.BaseExpression, flow=None, depth: int = 0) -> bool:
     """Is `expr` on every path a value with no tensor storage in it: a number, a size or anything the table calls a
     scalar (`x.shape`, `x.size(0)`, `len(xs)`, `x.tolist()`), an index of one, arithmetic of them, a tuple or list of
     them (starred too), or, given the file's `flow`, a name every binding that reaches it binds to one?"""
-    if depth > 8:
+    if depth > _DEPTH:
         return False
     deeper = depth + 1
     if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)):

@@ -479,14 +479,18 @@ class Flow:
                     return None  # a walrus in a test, a `with ... as name`: bound before the block runs
             node = parent
 
-    def reaching_values(self, use: cst.Name) -> list[cst.BaseExpression] | None:
-        """The values every binding that may reach `use` binds to its name (`Flow.reaching_sites`), or None when one
-        binds no single value (a parameter, a loop's target, an unpacking of a call) or it cannot tell."""
+    def reaching_bound(self, use: cst.Name) -> list[cst.BaseExpression | None] | None:
+        """The value each binding that may reach `use` binds to its name (`Flow.reaching_sites`), in file order: None
+        for one that binds no single value (a parameter, a loop's target, an unpacking of a call); None for all when
+        it cannot tell."""
         sites = self.reaching_sites(use)
-        if not sites:
-            return None
-        values = [bound_value(site, use.value) for site in sorted(sites, key=self.position)]
-        return None if any(v is None for v in values) else values
+        return [bound_value(site, use.value) for site in sorted(sites, key=self.position)] if sites else None
+
+    def reaching_values(self, use: cst.Name) -> list[cst.BaseExpression] | None:
+        """The values every binding that may reach `use` binds to its name, or None when one binds no single value or
+        it cannot tell (`reaching_bound`)."""
+        values = self.reaching_bound(use)
+        return None if values is None or any(v is None for v in values) else values
 
     # -- what a callee's name is bound to ------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from teeth.equivalence.base import Context, Mutation, Rule, rule
 from teeth.equivalence.callees import dense_value
 from teeth.equivalence.contiguity import contiguous_at, value_contiguous
 from teeth.equivalence.effects import PERMUTING_ATTRIBUTES, relaid_base, self_overlapping, storage_root
-from teeth.equivalence.flow import assigned_value, bindings, bound_value, uses, walk
+from teeth.equivalence.flow import assigned_value, bindings, uses, walk
 from teeth.equivalence.reads import DEPTH
 from teeth.equivalence.regions import disjoint
 from teeth.equivalence.tensors import copying_index, is_tensor
@@ -204,9 +204,9 @@ def _dense_base(base: cst.BaseExpression, ctx: Context, seen: frozenset = frozen
         scope = flow.function_scope(base)
         if scope is None or base.value not in scope.assignments:
             return True
-        sites = flow.reaching_sites(base)  # the bindings that may reach it (a parameter or an unpacking: no value)
-        if sites:
-            values = [bound_value(site, base.value) for site in sorted(sites, key=flow.position)]
+        reaching = flow.reaching_bound(base)  # the bindings that may reach it (a parameter, an unpacking: no value)
+        if reaching is not None:
+            values = reaching
             seen = seen | {id(base)}
         else:  # else every binding of the name, by induction over them all
             values = [assigned_value(flow.statement(a.node), base.value) if isinstance(a.node, cst.Name) else None

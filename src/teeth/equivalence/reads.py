@@ -10,7 +10,7 @@ import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope
 
 from teeth.equivalence.effects import ATTRIBUTES, FUNCTIONS, LAYOUT, METHODS, TENSOR_ONLY, VIEWS, call_effect, context_records, \
-    base_of, contiguity, function_effect, function_name, has_out, is_fresh, method_effect, storage_root, \
+    contiguity, function_effect, function_name, has_out, is_fresh, method_effect, relaid_base, storage_root, \
     torch_writes_nothing, unpacked_from_new
 from teeth.equivalence.flow import Flow, assigned_value, bindings, uses, walk
 from teeth.equivalence.tensors import copying_index, is_tensor
@@ -467,17 +467,14 @@ class Reads:
         return self._made_in(list(body.body), name, depth - 1) is True
 
     def _dense_alias_of_fresh(self, value: cst.BaseExpression) -> bool:
-        """A cast, reshape or detach of a new tensor made in the same expression (`torch.inverse(a).type(t)`: aliases
-        whose row keeps contiguity): no name holds its storage, and it lies as the new tensor does."""
+        """A cast, reshape or permutation of a new tensor made in the same expression (`torch.inverse(a).type(t)`,
+        `relaid_base`): no name holds its storage, and of a dense tensor it is dense."""
         for _ in range(DEPTH):
-            if not isinstance(value, cst.Call) or contiguity(value, self.flow) != "kept":
+            value = relaid_base(value, self.flow)
+            if value is None:
                 return False
-            base = base_of(value, self.flow)
-            if base is None:
-                return False
-            if self.fresh(base):
+            if self.fresh(value):
                 return True
-            value = base
         return False
 
     def only_written_into(self, statement, name: str) -> bool:
@@ -744,8 +741,7 @@ _CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetC
 def _made_here(value: cst.BaseExpression, reads: Reads, flow: Flow) -> bool:
     """A value nothing outside the function can hold: a new tensor or an alias of one made in the same expression, a
     literal, a new container, a count."""
-    if isinstance(value, (cst.BaseNumber, cst.BaseString, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp,
-                          cst.SetComp)):
+    if isinstance(value, (cst.BaseNumber, cst.BaseString, *_CONTAINERS)):
         return True
     if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
         return True
