@@ -37,6 +37,35 @@ def test_a_call_the_table_calls_new_shares_no_storage_with_its_inputs(code):
         assert not _shares(result, x, y, s), code
 
 
+SUBMODULE_CALLS = (  # functions of torch.linalg, torch.special and torch.fft, read from their ATen operators' schemas
+    "torch.linalg.solve_triangular(s.tril(), x, upper=False)", "torch.linalg.qr(s)", "torch.linalg.vector_norm(x)",
+    "torch.linalg.cholesky(s @ s.t() + torch.eye(3))", "torch.linalg.lstsq(s, x)", "torch.special.logit(x)",
+    "torch.special.softmax(x, 0)", "torch.linalg.diagonal(s)", "torch.linalg.matrix_power(s, 1)",
+    "torch.fft.fftshift(x)",
+)
+
+
+@pytest.mark.parametrize("code", SUBMODULE_CALLS)
+def test_a_function_of_torchs_submodules_the_schema_calls_new_shares_no_storage_with_its_inputs(code):
+    x, s = torch.randn(3, 4), torch.randn(3, 3)
+    row = call_effect(cst.parse_expression(code))
+    result = eval(code, {"torch": torch, "x": x, "s": s})
+    if row is not None and row.result == "fresh":
+        assert not _shares(result, x, s), code
+    if row is not None and row.result == "alias":
+        assert _shares(result, x, s), code  # `torch.linalg.diagonal` is a view: the schema says so
+
+
+def test_the_submodules_functions_have_rows_by_their_operators_names():
+    def row(code):
+        return call_effect(cst.parse_expression(code))
+
+    assert row("torch.linalg.solve_triangular(s.tril(), x, upper=False)").result == "fresh"
+    assert row("torch.special.logit(x)").result == "fresh"
+    assert row("torch.linalg.diagonal(s)").result == "alias"
+    assert row("torch.linalg.solve_triangular(a, b, upper=True, out=o)") is None  # writes `o`
+
+
 def test_an_einsum_of_one_tensor_is_no_new_tensor_but_of_two_is():
     assert FUNCTIONS["einsum"].result == "fresh"
     assert call_effect(cst.parse_expression("torch.einsum('ij->ji', x)")) is None

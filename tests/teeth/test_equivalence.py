@@ -546,7 +546,7 @@ DEEP_AND_SHALLOW = "".join(f"def {a}(t):\n    return {b}(t)\n\n" for a, b in zip
 def test_skips_do_not_depend_on_the_order_libcst_keeps_uses_in(tmp_path, monkeypatch):
     """One view handed to two callees of a chain deeper than NESTING: whether `a` is seen through depends on whether
     `e` was derived (and memoised) before it. libcst keeps a name's uses and bindings in sets hashed by address, an
-    order that shifts with PYTHONHASHSEED and the process (kornia 0.8.3's `crop2d` was skipped or kept by seed); here
+    order that shifts with PYTHONHASHSEED and the process (a field package's function was skipped or kept by seed); here
     each set order is drawn from a seeded generator instead, and every order must give the same skips."""
     import random
 

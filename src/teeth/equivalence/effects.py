@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from teeth.equivalence.schemas import operator_name, schema_effect, writes_no_argument
+from teeth.equivalence.schemas import PREFIXED, operator_name, schema_effect, writes_no_argument
 
 
 @dataclass(frozen=True)
@@ -186,8 +186,10 @@ def function_effect(call: cst.Call, flow=None, depth: int = 4) -> Effect | None:
     if chosen:
         return _joined([function_effect(call.with_changes(func=f), flow, depth - 1) for f in chosen])
     name = function_name(call, flow)
-    if name is None or in_place_asked(call, name):
-        return None  # not a function of torch, or told to write its input (`F.relu(x, inplace=True)`)
+    if name is None:
+        return _submodule_effect(call, flow)
+    if in_place_asked(call, name):
+        return None  # told to write its input (`F.relu(x, inplace=True)`)
     if isinstance(call.func, cst.Name) and name in PYTHON_PICKS:
         return None  # Python's max(a, b) returns one of its arguments itself
     if name == "einsum" and _operands(call) < 2:
@@ -196,6 +198,20 @@ def function_effect(call: cst.Call, flow=None, depth: int = 4) -> Effect | None:
     if row is None and isinstance(call.func, cst.Attribute) and dotted(call.func.value) == "torch":
         row = _from_schema(name, method=False)
     return row
+
+
+def _submodule_effect(call: cst.Call, flow=None) -> Effect | None:
+    """The row of a function of torch's submodules named after ATen operators (`torch.linalg.solve_triangular` is
+    aten::linalg_solve_triangular, `schemas.PREFIXED`), by the file's imports or as spelled, read from the operator's
+    schema; None for anything else, or one called with `out=`."""
+    qualified = flow.qualified(call.func) if flow is not None else None
+    if qualified is None and (flow is None or not flow.foreign(call)):
+        qualified = dotted(call.func)  # as spelled, as `function_name` takes `torch.X`
+    module = qualified.rpartition(".")[0] if qualified is not None else None
+    if module not in PREFIXED or has_out(call):
+        return None
+    operator = operator_name(qualified)
+    return _from_schema(operator, method=False) if operator is not None else None
 
 
 def _joined(rows: list[Effect | None]) -> Effect | None:
@@ -234,7 +250,7 @@ def _new_effect(call: cst.Call, flow=None) -> Effect | None:
 
 
 _CONSTANTS = frozenset({"True", "False", "None"})
-_DEPTH = 8  # how many steps (names, operands, elements) a value is followed
+_DEPTH = 8  # how many bindings a value is followed through (its own operands and elements are walked whole)
 
 
 def holds_no_tensor(expr: cst.BaseExpression, flow=None, depth: int = 0) -> bool:
@@ -257,13 +273,13 @@ def holds_no_tensor(expr: cst.BaseExpression, flow=None, depth: int = 0) -> bool
         row = call_effect(expr, flow)
         return row is not None and row.result == "scalar" and not row.writes_receiver
     if isinstance(expr, cst.Subscript):
-        return holds_no_tensor(expr.value, flow, deeper)
+        return holds_no_tensor(expr.value, flow, depth)
     if isinstance(expr, cst.BinaryOperation):
-        return holds_no_tensor(expr.left, flow, deeper) and holds_no_tensor(expr.right, flow, deeper)
+        return holds_no_tensor(expr.left, flow, depth) and holds_no_tensor(expr.right, flow, depth)
     if isinstance(expr, cst.UnaryOperation):
-        return holds_no_tensor(expr.expression, flow, deeper)
+        return holds_no_tensor(expr.expression, flow, depth)
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return all(holds_no_tensor(e.value, flow, deeper) for e in expr.elements)
+        return all(holds_no_tensor(e.value, flow, depth) for e in expr.elements)
     return False
 
 

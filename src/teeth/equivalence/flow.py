@@ -330,6 +330,16 @@ class Flow:
             return parent
         return None
 
+    def guarded(self, node: cst.CSTNode) -> bool:
+        """Is `node` in the body of a `try` (or a `with`, whose exit may swallow an exception) of its function, so that
+        an exception raised there may be caught and the function go on with what its names held before?"""
+        child, parent = node, self.parents.get(node)
+        while parent is not None and not isinstance(parent, _BOUNDARIES):
+            if isinstance(parent, (cst.Try, cst.TryStar, cst.With)) and child is parent.body:
+                return True
+            child, parent = parent, self.parents.get(parent)
+        return False
+
     def function_scope(self, node: cst.CSTNode) -> FunctionScope | None:
         scope = self.scopes.get(node)
         return scope if isinstance(scope, FunctionScope) else None
@@ -358,16 +368,30 @@ class Flow:
 
     def after(self, statement: cst.CSTNode):
         """Every statement that may run after `statement` in its function: the rest of its block and of each block
-        around it, and the whole body of a loop around it (its next iteration)."""
+        around it, the whole body of a loop around it (its next iteration) and the loop's `else`, and of a `try`
+        around it what may follow the part it is in: the handlers, `else` and `finally` after the body (an exception
+        may leave the body at any statement), the `finally` after a handler or the `else`."""
         node = statement
         while node is not None and not isinstance(node, cst.FunctionDef):
             parent = self.parents.get(node)
             if isinstance(parent, (cst.IndentedBlock, cst.Module)) and node in parent.body:
                 body = list(parent.body)
                 yield from body[body.index(node) + 1:]
-                loop = self.parents.get(parent)
-                if isinstance(loop, (cst.For, cst.While)) and parent is loop.body:
+                owner = self.parents.get(parent)
+                if isinstance(owner, (cst.For, cst.While)) and parent is owner.body:
                     yield from body[:body.index(node) + 1]
+                    if owner.orelse is not None:
+                        yield from owner.orelse.body.body
+                if isinstance(owner, (cst.Try, cst.TryStar)) and parent is owner.body:
+                    for handler in owner.handlers:
+                        yield from handler.body.body
+                    if owner.orelse is not None:
+                        yield from owner.orelse.body.body
+                if isinstance(owner, (cst.ExceptHandler, cst.ExceptStarHandler, cst.Else)):
+                    owner = self.parents.get(owner)
+                if isinstance(owner, (cst.Try, cst.TryStar)) and owner.finalbody is not None and \
+                        parent is not owner.finalbody.body:
+                    yield from owner.finalbody.body.body
             elif isinstance(parent, cst.SimpleStatementLine):
                 body = list(parent.body)
                 yield from body[body.index(node) + 1:]
@@ -496,7 +520,7 @@ class Flow:
 
     def foreign(self, call: cst.CSTNode) -> bool:
         """Is the callee of `call` bound in the file to something that is not torch's, so that no row of the effects
-        table may be taken by its name: a bare name imported from another module (`from einops import einsum`) or
+        table may be taken by its name: a bare name imported from another module (`from elsewhere import einsum`) or
         bound by the file itself (a def, an assignment; the package's own functions are read by their bodies), or a
         function of a module imported under a name the table reads as torch's (`import numpy as F`)? A method of a
         value (`x.view(...)`) and an unbound name (a builtin) are not foreign."""

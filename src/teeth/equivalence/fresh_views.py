@@ -12,7 +12,7 @@ from teeth.equivalence.callees import dense_value
 from teeth.equivalence.contiguity import contiguous_at, value_contiguous
 from teeth.equivalence.effects import PERMUTING_ATTRIBUTES, relaid_base, self_overlapping, storage_root
 from teeth.equivalence.flow import assigned_value, bindings, uses, walk
-from teeth.equivalence.reads import DEPTH
+from teeth.equivalence.reads import DEPTH, writes_no_tensor
 from teeth.equivalence.regions import disjoint
 from teeth.equivalence.tensors import copying_index, is_tensor
 
@@ -133,6 +133,8 @@ class ViewOfFresh(Rule):
     suppresses += (  # an index by an integer tensor of one or more dimensions is a copy too
         "def f(x: Tensor, n):\n    return x[torch.arange(n)].view(-1)\n",
         "def f(x: Tensor, n, k):\n    rows = torch.randint(0, n, (k,))\n    return x[rows, :2].t()\n",
+        # nonzero's (n, d) index tensor, as_tuple=False said outright
+        "def f(x: Tensor, m: Tensor):\n    return x.reshape(-1)[torch.nonzero(m, as_tuple=False)].view(-1)\n",
     )
     keeps += (
         "def f(x: Tensor):\n    return x[torch.tensor(0)].view(-1)\n",  # a 0-dim index selects: a view of x
@@ -140,6 +142,8 @@ class ViewOfFresh(Rule):
         "def f(x: Tensor, m: Tensor):\n    return x[(m > 0).long()].view(-1)\n",  # integers made from a mask
         "def f(x: Tensor, m: Tensor):\n    return x[~m].view(-1)\n",  # `~` of an integer tensor: integers
         "def f(x: Tensor, m):\n    return x[m > 0].view(-1)\n",  # maybe a Python bool: `x[True]` is a view
+        # a tuple of index tensors: one per dimension of m, each 1-D, but m may be 0-dim (an empty tuple: a view)
+        "def f(x: Tensor, m: Tensor, flag):\n    return x[torch.nonzero(m, as_tuple=flag)].view(-1)\n",
     )
     suppresses += (  # a paired unpacking is the binding that reaches a use in a loop below it
         "def f(a, b, idx):\n    a, b = a.bool(), b.bool()\n    out = []\n    for i in idx:\n"
@@ -397,6 +401,43 @@ class ViewOfFreshLocal(Rule):
         "def f(a: Tensor, c):\n    if c:\n        w = torch.inverse(a)\n    else:\n        w = torch.zeros(3, 3)\n"
         "        w = w[:, :2]\n    w = w.t()\n    return w\n",
     )
+    suppresses += (  # a tensor however deeply its arithmetic nests: an expression's own operands are walked whole
+        "def f(x: Tensor, a, b):\n"
+        "    out = ((((((x / 2 + a) * 3 - b) ** 2 + a) / 4 - b) * a + 1) ** 0.5 - b) ** a - 1\n"
+        "    out = out.transpose(0, 1)\n    return out\n",
+    )
+    keeps += (  # the same of an unannotated parameter: maybe a numpy array, which has no `.clone()`
+        "def f(x, a, b):\n    out = ((((((x / 2 + a) * 3 - b) ** 2 + a) / 4 - b) * a + 1) ** 0.5 - b) ** a - 1\n"
+        "    out = out.transpose(0, 1)\n    return out\n",
+    )
+    suppresses += (  # a function of torch.linalg (torch.special, torch.fft) by its ATen operator's schema: new
+        "def f(a: Tensor, b: Tensor):\n    x = torch.linalg.solve_triangular(a, b, upper=False)\n    x = x.t()\n"
+        "    return x\n",
+    )
+    keeps += (
+        "def f(a: Tensor, b: Tensor):\n    x = torch.linalg.diagonal(a)\n    x = x.t()\n    return x\n",  # a view of a
+    )
+    suppresses += (  # in a `try`: made before it, or on every path through it (its body, each handler)
+        "def f(x: Tensor, a: Tensor):\n    y = x - 1\n    try:\n        y = torch.linalg.solve_triangular(a, y.t(), "
+        "upper=False)\n    except RuntimeError:\n        y = torch.zeros(3)\n    return y\n",
+        "def f(x: Tensor, a: Tensor):\n    y = x - 1\n    try:\n        y = torch.linalg.solve_triangular(a, y, "
+        "upper=False)\n    except RuntimeError:\n        y, _ = torch.triangular_solve(y, a, upper=False)\n"
+        "    y = y.t()\n    return y\n",
+    )
+    keeps += (
+        # the statement writes through the view, then raises: the handler returns the base, written or not
+        "def f(x: Tensor):\n    y = x * 2\n    try:\n        y = y.t().add_(1) / check(2)\n    except ValueError:\n"
+        "        return y\n    return y\n",
+        # the name is not used after the view's statement in the body, but in the handler, or in the `finally`
+        "def f(x: Tensor, w: Tensor):\n    try:\n        y = x @ w\n        out = y.transpose(0, 1)\n"
+        "        out.add_(1)\n        check(out)\n    except ValueError:\n        return y\n    return out\n",
+        "def f(x: Tensor, w: Tensor):\n    try:\n        y = x @ w\n        out = y.transpose(0, 1)\n"
+        "        out.add_(1)\n        check(out)\n    finally:\n        log(y)\n    return out\n",
+        "def f(x: Tensor, a: Tensor):\n    y = x - 1\n    try:\n        y = torch.linalg.solve_triangular(a, y, "
+        "upper=False)\n    except RuntimeError:\n        y = x\n    y = y.t()\n    return y\n",  # a handler's
+        # a `with` body runs under its context: a view made in `no_grad` raises when written in place after it
+        "def f(x: Tensor, w: Tensor):\n    y = x @ w\n    with torch.no_grad():\n        y = y.t()\n    return y\n",
+    )
     suppresses += (  # a local unpacked from a call whose every result is new (a sort's values and indices)
         "def f(x: Tensor, k):\n    vals, idx = x.sort(dim=-1)\n    vals = vals.t()\n    return vals, idx\n",
     )
@@ -444,6 +485,8 @@ class ViewOfFreshLocal(Rule):
         if not isinstance(statement, cst.Return) and assigned_value(statement, base.value) is None and \
                 not _unused_after(flow, statement, base.value):
             return False  # the old value stays reachable under its name
+        if flow.guarded(statement) and not writes_no_tensor(ctx.reads, statement):
+            return False  # raising after a write through the view, the handler sees the old value written
         return ctx.reads.sole_before(base.value, statement, node, DEPTH)
 
 

@@ -408,7 +408,7 @@ class Reads:
             made = self._made_in(list(block.body)[:position], name, depth)
             if made is not None:
                 return made
-            branch = _branch_of(flow, block)  # the start of an `if`'s branch: on to what ran before the `if`
+            branch = _branch_of(flow, block)  # the start of a branch or a `try`'s body: on to what ran before
             outer = flow.parent(branch) if branch is not None else None
             if not isinstance(outer, cst.IndentedBlock) or \
                     not all(self.only_read(n, set(), DEPTH, bind=False) for test in _tests(branch)
@@ -423,7 +423,7 @@ class Reads:
         and since then only written into or read; False when it is bound or used otherwise; None when none names it."""
         flow = self.flow
         for earlier in reversed(statements):
-            if isinstance(earlier, cst.If) and self._made_on_each_branch(earlier, name, depth):
+            if isinstance(earlier, (cst.If, cst.Try)) and self._made_on_each_branch(earlier, name, depth):
                 return True
             if not isinstance(earlier, cst.SimpleStatementLine):
                 if any(isinstance(n, cst.Name) and n.value == name for n in walk(earlier)):
@@ -443,12 +443,22 @@ class Reads:
                     return False
         return None
 
-    def _made_on_each_branch(self, statement: cst.If, name: str, depth: int) -> bool:
+    def _made_on_each_branch(self, statement: cst.If | cst.Try, name: str, depth: int) -> bool:
         """Does every path through the `if` (its `elif`s, an `else` it must have) either leave the block (`raise`,
         `return`, `continue`, `break`) or leave `name` made fresh in that branch (`_made_in`), its tests not naming
-        it?"""
+        it? Of a `try`: its body with its `else`, and each handler (which starts wherever the body stopped), its
+        `finally` and the handlers' types not naming it."""
         if depth <= 0:
             return False
+        if isinstance(statement, cst.Try):
+            named = [h.type for h in statement.handlers if h.type is not None] + \
+                [h.name for h in statement.handlers if h.name is not None] + \
+                ([statement.finalbody] if statement.finalbody is not None else [])
+            if any(isinstance(n, cst.Name) and n.value == name for part in named for n in walk(part)):
+                return False
+            normal = list(statement.body.body) + (list(statement.orelse.body.body) if statement.orelse else [])
+            return self._made_in(normal, name, depth - 1) is True and \
+                all(self._branch_makes(h.body, name, depth) for h in statement.handlers)
         node: cst.CSTNode = statement
         while isinstance(node, cst.If):
             if any(isinstance(n, cst.Name) and n.value == name for n in walk(node.test)) or \
@@ -787,9 +797,14 @@ def _element_target(call: cst.Call, arg: cst.Arg, flow: Flow) -> cst.CSTNode:
     return target
 
 
-def _branch_of(flow: Flow, block: cst.CSTNode) -> cst.If | None:
-    """The (outermost) `if` statement of which `block` is a branch's body (`if`, `elif` or `else`), or None."""
+def _branch_of(flow: Flow, block: cst.CSTNode) -> cst.If | cst.Try | None:
+    """The statement whose block `block` is entered from what ran before it, after its tests: the (outermost) `if`
+    of which it is a branch's body (`if`, `elif` or `else`), or the `try` of which it is the body (not a handler's,
+    an `else` or a `finally`: those start from wherever the body stopped); None for any other block (a `with`'s body
+    runs under its context: a view made in `torch.no_grad()` raises where its copy is written in place)."""
     owner = flow.parent(block)
+    if isinstance(owner, cst.Try):
+        return owner if block is owner.body else None
     if isinstance(owner, cst.Else):
         owner = flow.parent(owner)
     if not isinstance(owner, cst.If):
@@ -799,8 +814,8 @@ def _branch_of(flow: Flow, block: cst.CSTNode) -> cst.If | None:
     return owner
 
 
-def _tests(statement: cst.If):
-    """The tests of an `if` statement and of its `elif`s: what may run of it before any branch."""
+def _tests(statement: cst.If | cst.Try):
+    """What may run of a statement before its block: the tests of an `if` and of its `elif`s (none of a `try`)."""
     while isinstance(statement, cst.If):
         yield statement.test
         statement = statement.orelse

@@ -11,7 +11,7 @@ from teeth.equivalence.held import is_method
 from teeth.equivalence.schemas import operator_name, rejects_non_tensor_first, returns_tensors_only
 
 _ANNOTATIONS = ("Tensor", "torch.Tensor")
-_DEPTH = 8
+_DEPTH = 8  # how many bindings a value is followed through (its own operands and receivers are walked whole)
 
 
 def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = frozenset(), depth: int = 0) -> bool:
@@ -27,7 +27,7 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
             return _single_index(expr) and _tensors(expr.value, flow, seen, deeper)
         if isinstance(expr.value, cst.Call) and _single_index(expr) and _tensors(expr.value, flow, seen, deeper):
             return True  # an element of a package function's tuple of tensors (`helper(x)[0]`)
-        return is_tensor(expr.value, flow, seen, deeper)
+        return is_tensor(expr.value, flow, seen, depth)
     if isinstance(expr, cst.Attribute):
         row = ATTRIBUTES.get(expr.attr.value)
         if row is not None:
@@ -44,11 +44,11 @@ def is_tensor(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str] = froze
             [expr.left] if len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, (
                 cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)) \
             else []
-        return any(is_tensor(o, flow, seen, deeper) for o in operands)
+        return any(is_tensor(o, flow, seen, depth) for o in operands)
     if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
-        return is_tensor(expr.expression, flow, seen, deeper)
+        return is_tensor(expr.expression, flow, seen, depth)
     if isinstance(expr, cst.IfExp):  # `a if c else b`: a tensor either way
-        return is_tensor(expr.body, flow, seen, deeper) and is_tensor(expr.orelse, flow, seen, deeper)
+        return is_tensor(expr.body, flow, seen, depth) and is_tensor(expr.orelse, flow, seen, depth)
     if isinstance(expr, cst.Name):
         return _name_is_tensor(expr, flow, seen, deeper)
     return False
@@ -92,10 +92,13 @@ def _tuple_call(expr: cst.BaseExpression) -> bool:
     """A call that may return a tuple: `x.split(2)`, `x.sort()`; `x.nonzero()` only with `as_tuple=` not False."""
     if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in TUPLES):
         return False
-    if expr.func.attr.value == "nonzero":
-        flag = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "as_tuple"]
-        return bool(flag) and not (isinstance(flag[0], cst.Name) and flag[0].value == "False")
-    return True
+    return _as_tuple(expr) if expr.func.attr.value == "nonzero" else True
+
+
+def _as_tuple(call: cst.Call) -> bool:
+    """`nonzero(as_tuple=...)` given anything but a literal False: may return a tuple of index tensors."""
+    flag = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "as_tuple"]
+    return bool(flag) and not (isinstance(flag[0], cst.Name) and flag[0].value == "False")
 
 
 def _single_index(node: cst.Subscript) -> bool:
@@ -131,7 +134,7 @@ def _tensors(expr: cst.BaseExpression, flow: Flow, seen: frozenset[str], depth: 
         return True  # a tuple of them whose elements are (`w, v = torch.linalg.eigh(a)`)
     row = method_effect(expr, flow)  # a method: of a tensor, or one only tensors have
     return row is not None and row.result != "scalar" and (
-        func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth + 1))
+        func.attr.value in TENSOR_ONLY or is_tensor(func.value, flow, seen, depth))
 
 
 def _given_tensors(call: cst.Call, effects, flow: Flow, seen: frozenset[str], depth: int) -> bool:
@@ -514,8 +517,9 @@ def masked_index(expr: cst.BaseExpression, flow: Flow) -> bool:
     return isinstance(expr, cst.Subscript) and _single_index(expr) and is_mask(expr.slice[0].slice.value, flow)
 
 
-# Torch functions whose result has at least one dimension whatever their arguments (nonzero: two, unless as_tuple=),
-# and those shaped by a size argument: its first positional one (randint: its last), or `size=`.
+# Torch functions whose result has at least one dimension whatever their arguments (nonzero: two, unless given an
+# `as_tuple=` other than False), and those shaped by a size argument: its first positional one (randint: its last),
+# or `size=`.
 _ONE_D = frozenset("arange randperm linspace logspace".split())
 _SIZED = frozenset("zeros ones empty rand randn full randint".split())
 # Methods whose result has at least one dimension: always (unsqueeze, flatten), or when given a shape of at least one
@@ -540,10 +544,6 @@ def _shape_of_one_or_more(args) -> bool:
                                               isinstance(value.expression, cst.Integer))
 
 
-def _no_tuple(call: cst.Call) -> bool:
-    return not any(a.keyword is not None and a.keyword.value == "as_tuple" for a in call.args)
-
-
 def at_least_1d(expr: cst.BaseExpression, flow: Flow, depth: int = 0) -> bool:
     """Is `expr` a tensor of at least one dimension on every path: `torch.arange(n)`, `x.nonzero()`, a factory given
     a shape of one or more dimensions (`torch.randint(0, n, (k,))`, `torch.zeros(b, n)`), `.unsqueeze(d)`,
@@ -555,14 +555,14 @@ def at_least_1d(expr: cst.BaseExpression, flow: Flow, depth: int = 0) -> bool:
         reaching = flow.reaching(expr)
         return reaching is not None and reaching.value is not None and at_least_1d(reaching.value, flow, deeper)
     if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
-        return at_least_1d(expr.left, flow, deeper) or at_least_1d(expr.right, flow, deeper)
+        return at_least_1d(expr.left, flow, depth) or at_least_1d(expr.right, flow, depth)
     if not isinstance(expr, cst.Call) or flow.foreign(expr):
         return False
     func = expr.func
     positional = [a for a in expr.args if a.keyword is None]
     if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and dotted(func.value) in FUNCTION_MODULES):
         name = func.value if isinstance(func, cst.Name) else func.attr.value
-        if name in _ONE_D or (name == "nonzero" and _no_tuple(expr)):
+        if name in _ONE_D or (name == "nonzero" and not _as_tuple(expr)):
             return True
         if name not in _SIZED:
             return False
@@ -577,7 +577,7 @@ def at_least_1d(expr: cst.BaseExpression, flow: Flow, depth: int = 0) -> bool:
     if not isinstance(func, cst.Attribute) or not is_tensor(func.value, flow):
         return False
     method = func.attr.value
-    if method in _RANKED_METHODS or (method == "nonzero" and _no_tuple(expr)):
+    if method in _RANKED_METHODS or (method == "nonzero" and not _as_tuple(expr)):
         return True
     return method in _SHAPED_METHODS and _shape_of_one_or_more(list(expr.args))
 
