@@ -200,13 +200,19 @@ def function_effect(call: cst.Call, flow=None, depth: int = 4) -> Effect | None:
     return row
 
 
+_SUBMODULES = frozenset(module.rpartition(".")[2] for module in PREFIXED)  # linalg, special, fft
+
+
 def _submodule_effect(call: cst.Call, flow=None) -> Effect | None:
     """The row of a function of torch's submodules named after ATen operators (`torch.linalg.solve_triangular` is
     aten::linalg_solve_triangular, `schemas.PREFIXED`), by the file's imports or as spelled, read from the operator's
     schema; None for anything else, or one called with `out=`."""
+    spelled = dotted(call.func)
+    if spelled is None or spelled.rpartition(".")[0].rpartition(".")[2] not in _SUBMODULES:
+        return None  # a method of a value, a bare name: no scope lookups for them (every call asks)
     qualified = flow.qualified(call.func) if flow is not None else None
     if qualified is None and (flow is None or not flow.foreign(call)):
-        qualified = dotted(call.func)  # as spelled, as `function_name` takes `torch.X`
+        qualified = spelled  # as spelled, as `function_name` takes `torch.X`
     module = qualified.rpartition(".")[0] if qualified is not None else None
     if module not in PREFIXED or has_out(call):
         return None

@@ -413,9 +413,13 @@ class ViewOfFreshLocal(Rule):
     suppresses += (  # a function of torch.linalg (torch.special, torch.fft) by its ATen operator's schema: new
         "def f(a: Tensor, b: Tensor):\n    x = torch.linalg.solve_triangular(a, b, upper=False)\n    x = x.t()\n"
         "    return x\n",
+        "from torch import linalg\n\ndef f(a: Tensor, b: Tensor):\n    x = linalg.solve_triangular(a, b, upper=False)\n"
+        "    x = x.t()\n    return x\n",  # by the file's import
     )
     keeps += (
         "def f(a: Tensor, b: Tensor):\n    x = torch.linalg.diagonal(a)\n    x = x.t()\n    return x\n",  # a view of a
+        "from mylib import linalg\n\ndef f(a: Tensor, b: Tensor):\n    x = linalg.solve_triangular(a, b, upper=False)\n"
+        "    x = x.t()\n    return x\n",  # another library's module of that name
     )
     suppresses += (  # in a `try`: made before it, or on every path through it (its body, each handler)
         "def f(x: Tensor, a: Tensor):\n    y = x - 1\n    try:\n        y = torch.linalg.solve_triangular(a, y.t(), "
